@@ -1,0 +1,1 @@
+"""Gist Memory Explorer's core: ReadAgent and friends, with no UI (never imports Streamlit)."""
