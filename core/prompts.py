@@ -1,0 +1,299 @@
+"""Every prompt the tool sends, named by step, with its placeholders and source.
+
+Sources: the ReadAgent paper (Lee et al., ICML 2024) and the authors' demo
+notebook as described in ``reference_notes.md``. Where the paper describes a
+prompt without printing it, the text here is ours, written in the same spirit,
+and says so in ``source``. ``tests/test_prompts.py`` formats every template
+with its documented keys.
+"""
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Prompt:
+    name: str
+    text: str
+    keys: dict[str, str]  # placeholder -> what goes there
+    source: str
+    # Model parameters this step needs beyond the defaults (e.g. a token cap).
+    params: dict = field(default_factory=dict)
+
+    def placeholders(self) -> set[str]:
+        return {f for _, f, _, _ in string.Formatter().parse(self.text) if f}
+
+    def format(self, **values) -> str:
+        missing = set(self.keys) - set(values)
+        extra = set(values) - set(self.keys)
+        if missing or extra:
+            raise KeyError(f"{self.name}: missing {sorted(missing)}, unexpected {sorted(extra)}")
+        return self.text.format(**values)
+
+
+_PASSAGE_KEYS = {
+    "preceding": 'the tail of the previous page, prefixed "...", or "" at the start of a section',
+    "passage": "the window's paragraphs, one per line, with numbered labels <j> between them",
+    "following": 'the first paragraph after the window and "\\n...", or "" at the end of a section',
+}
+
+# --- Episode pagination (ReadAgent Sec. 3.1) -------------------------------------------
+
+PAGINATION = Prompt(
+    name="pagination",
+    source="ReadAgent paper, Sec. 3.1 'Example Pagination Prompt' (QuALITY); window layout from the demo notebook",
+    keys=_PASSAGE_KEYS,
+    text="""You are given a passage that is taken from a larger text (article, book, ...) and some numbered labels between the paragraphs in the passage.
+Numbered labels are in angle brackets. For example, if the label number is 19, it shows as <19> in text.
+Please choose a label where it is natural to break reading.
+The label can be a scene transition, the end of a dialogue, the end of an argument, a narrative transition, etc.
+Please answer with the break point label and explain.
+For example, if <57> is a good point to break, answer with "Break point: <57>\\n Because ..."
+
+Passage:
+
+{preceding}
+{passage}
+{following}
+""",
+)
+
+PAGINATION_QMSUM = Prompt(
+    name="pagination-qmsum",
+    source="ReadAgent demo notebook, QMSum (meeting transcript) variant; replies 'Label: <57>'",
+    keys=_PASSAGE_KEYS,
+    text="""You are given a passage that is taken from a larger meeting transcript.
+There are some numbered labels between the paragraphs (like <0>) in the passage.
+Please choose one label at a natural transition in the passage.
+For example, the label can be at the end of a dialogue, the end of an argument, a change in the topic being discussed, etc.
+Please respond with the label and explain your choice.
+For example, if <57> is a natural transition, answer with "Label: <57>\\n Because ..."
+
+Passage:
+
+{preceding}
+{passage}
+{following}
+""",
+)
+
+PAGINATION_BOOK = Prompt(
+    name="pagination-book",
+    source=(
+        "Ours, in the spirit of the paper's NarrativeQA Gutenberg prompt (Table 8 setting; the paper "
+        "says it asks for a major section break, placed before chapter titles, but does not print it)"
+    ),
+    keys=_PASSAGE_KEYS,
+    text="""You are given a passage that is taken from a book and some numbered labels between the paragraphs in the passage.
+Numbered labels are in angle brackets. For example, if the label number is 19, it shows as <19> in text.
+Please choose a label at a major section break, such as the end of a chapter, a change of scene or a jump in time.
+If a chapter or section title follows a label, choose the label just before the title.
+Please answer with the break point label and explain.
+For example, if <57> is a good point to break, answer with "Break point: <57>\\n Because ..."
+
+Passage:
+
+{preceding}
+{passage}
+{following}
+""",
+)
+
+PAGINATION_MOVIE = Prompt(
+    name="pagination-movie",
+    source="Ours, in the spirit of the paper's NarrativeQA movie-script setting (Table 8), which it does not print",
+    keys=_PASSAGE_KEYS,
+    text="""You are given a passage that is taken from a movie script and some numbered labels between the paragraphs in the passage.
+Numbered labels are in angle brackets. For example, if the label number is 19, it shows as <19> in text.
+Please choose a label where it is natural to break reading.
+The label can be a scene change (for example before an INT. or EXT. heading), the end of a dialogue, a cut to another place, etc.
+Please answer with the break point label and explain.
+For example, if <57> is a good point to break, answer with "Break point: <57>\\n Because ..."
+
+Passage:
+
+{preceding}
+{passage}
+{following}
+""",
+)
+
+# --- Memory gisting (Sec. 3.1) -------------------------------------------------------------
+
+GIST = Prompt(
+    name="gist",
+    source="ReadAgent paper, Sec. 3.1 'Example Gisting Prompt'",
+    keys={"page": "the page's raw text, paragraphs separated by newlines"},
+    text="""Please shorten the following passage.
+Just give me a shortened version. DO NOT explain your reason.
+
+Passage:
+{page}
+""",
+)
+
+GIST_MOVIE = Prompt(
+    name="gist-movie",
+    source="ReadAgent paper, Sec. 3.1 gisting prompt; the movie-script variant caps the reply at 128 tokens (reference notes)",
+    keys=GIST.keys,
+    text=GIST.text,
+    params={"max_tokens": 128},
+)
+
+# --- Interactive look-up (Sec. 3.2) ------------------------------------------------------------
+
+_LOOKUP_KEYS = {
+    "a_doc_kind": 'what was read, with its article: "an article", "a meeting transcript", "a book", ...',
+    "doc_kind": 'what was read: "article", "meeting transcript", "book", "movie script"',
+    "question_kind": '"a multiple choice question" or "a question"',
+    "max_pages": "the most pages the model may ask for",
+    "gist_memory": "the gist memory: '<Page i>\\n{gist}' blocks joined by newlines",
+    "question": "the question, with its options (A)-(D) when multiple choice",
+}
+
+LOOKUP_PARALLEL = Prompt(
+    name="lookup-parallel",
+    source=(
+        "ReadAgent paper, Sec. 3.2 'Example Parallel Lookup Prompt (ReadAgent-P)'; closing line from "
+        "App. F ('Take a deep breath ...' helped on QuALITY)"
+    ),
+    keys=_LOOKUP_KEYS,
+    text="""The following text is what you remember from reading {a_doc_kind} and {question_kind} related to it.
+You may read 1 to {max_pages} page(s) of the {doc_kind} again to refresh your memory to prepare yourself for the question.
+Please respond with which page(s) you would like to read.
+For example, if you only need to read Page 8, respond with "I want to look up Page [8] to ..."; if you would like to read Page 7 and 12, respond with "I want to look up Page [7, 12] to ..."; if you would like to read Page 2, 3, 7, 15 and 18, respond with "I want to look up Page [2, 3, 7, 15, 18] to ...".
+DO NOT select more pages if you don't need to.
+You don't need to answer the question yet.
+
+Text:
+{gist_memory}
+
+Question:
+{question}
+
+Take a deep breath and tell me: Which page(s) would you like to read again?
+""",
+)
+
+LOOKUP_PARALLEL_RANKED = Prompt(
+    name="lookup-parallel-ranked",
+    source="ReadAgent paper, App. I 'Example Parallel Lookup Prompt (ReadAgent-P) for NarrativeQA' (pages in order of importance)",
+    keys=_LOOKUP_KEYS,
+    text="""The following text is what you remember from reading {a_doc_kind} and {question_kind} related to it.
+You may read 1 to {max_pages} page(s) of the {doc_kind} again to refresh your memory to prepare yourself for the question.
+Please respond with which page(s) you would like to read in the order of importance, beginning with the most important page number.
+For example, if you only need to read Page 8, respond with "I want to look up Page [8] to ...".
+If you would like to read Page 12 and 7, respond with "I want to look up Page [12, 7] to ...".
+If you would like to read Page 15, 2 and 3, respond with "I want to look up Page [15, 2, 3] to ...".
+DO NOT select more pages if you don't need to.
+You don't need to answer the question yet.
+
+Text:
+{gist_memory}
+
+Question:
+{question}
+""",
+)
+
+LOOKUP_SEQUENTIAL = Prompt(
+    name="lookup-sequential",
+    source="ReadAgent paper, Sec. 3.2 'Example Sequential Lookup Prompt (ReadAgent-S)'",
+    keys={
+        "a_doc_kind": _LOOKUP_KEYS["a_doc_kind"],
+        "doc_kind": _LOOKUP_KEYS["doc_kind"],
+        "context": "the gist memory with the pages read so far expanded in place",
+        "already_read": 'page numbers read so far, comma separated, or "None"',
+        "question": _LOOKUP_KEYS["question"],
+    },
+    text="""The following text is what you remember from reading {a_doc_kind}, followed by a question about the {doc_kind}.
+You may read multiple pages of the {doc_kind} again to refresh your memory and prepare to answer the question.
+Each page that you re-read can significantly improve your chance of answering the question correctly.
+Please specify a SINGLE page you would like to read again or say "STOP".
+To read a page again, respond with "Page $PAGE_NUM", replacing $PAGE_NUM with the target page number.
+You can only specify a SINGLE page in your response at this time.
+To stop, simply say "STOP". DO NOT answer the question in your response.
+
+Text:
+{context}
+
+Pages re-read already (DO NOT ask to read them again):
+{already_read}
+
+Question:
+{question}
+
+Specify a SINGLE page to read again, or say STOP:
+""",
+)
+
+# --- Response (App. F) -----------------------------------------------------------------------
+
+ANSWER_CHOICE = Prompt(
+    name="answer-choice",
+    source="ReadAgent paper, App. F 'Example Response Prompt for Multiple-Choice Questions'",
+    keys={
+        "context": "gists with expanded pages (or the full text, or retrieved pages)",
+        "question": "the question",
+        "options": "the options, one per line, as (A) ... (B) ...",
+    },
+    text="""Read the following article and answer a multiple choice question.
+For example, if (C) is correct, answer with "Answer: (C) ..."
+
+Article:
+{context}
+
+Question:
+{question}
+{options}
+""",
+)
+
+ANSWER_FREEFORM = Prompt(
+    name="answer-freeform",
+    source="ReadAgent paper, App. F 'Example Response Prompt for Free-form Answers'",
+    keys={"context": ANSWER_CHOICE.keys["context"], "question": "the question or instruction"},
+    text="""{context}
+
+Question: {question}
+
+Answer the question based on the above passage and retrieved pages. Your answer should be short and concise.
+""",
+)
+
+# --- Bounded re-ask (ours) ------------------------------------------------------------------------
+
+REASK = Prompt(
+    name="reask",
+    source="Ours: the notebook never re-asks; we show the model its unusable reply and say why, once or twice",
+    keys={
+        "prompt": "the original prompt, unchanged",
+        "reply": "the reply that could not be used",
+        "problem": "what was wrong with it, in one sentence",
+    },
+    text="""{prompt}
+
+Your previous reply was:
+{reply}
+
+That reply could not be used: {problem}. Please answer again, exactly in the format asked for above.
+""",
+)
+
+
+def option_letters(n: int) -> str:
+    return "ABCDEFGHIJ"[:n]
+
+
+def format_options(options) -> str:
+    return "\n".join(f"({letter}) {text}" for letter, text in zip(option_letters(len(options)), options))
+
+
+ALL = [
+    PAGINATION, PAGINATION_QMSUM, PAGINATION_BOOK, PAGINATION_MOVIE,
+    GIST, GIST_MOVIE,
+    LOOKUP_PARALLEL, LOOKUP_PARALLEL_RANKED, LOOKUP_SEQUENTIAL,
+    ANSWER_CHOICE, ANSWER_FREEFORM,
+    REASK,
+]
