@@ -1,0 +1,39 @@
+"""A scripted model for unit tests: queue replies, assert on the prompts received.
+
+An empty queue fails loudly, naming the prompt that found it empty.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Callable
+
+from core.llm import Reply
+
+
+class ScriptedBackend:
+    def __init__(self, replies=(), *, handler: Callable[[str], str] | None = None, model: str = "scripted-model"):
+        self.replies = list(replies)  # str, Exception (raised), or callable(prompt) -> str
+        self.handler = handler  # used when the queue is empty, if given
+        self.model = model
+        self.prompts: list[str] = []
+        self.params: list[dict] = []
+        self._lock = threading.Lock()
+
+    def identity(self) -> dict:
+        return {"kind": "scripted", "model": self.model}
+
+    def complete(self, prompt: str, *, temperature: float, max_tokens: int) -> Reply:
+        with self._lock:
+            self.prompts.append(prompt)
+            self.params.append({"temperature": temperature, "max_tokens": max_tokens})
+            if self.replies:
+                reply = self.replies.pop(0)
+            elif self.handler is not None:
+                reply = self.handler
+            else:
+                raise AssertionError(f"ScriptedBackend: no reply queued for prompt:\n{prompt[:600]}")
+        if isinstance(reply, Exception):
+            raise reply
+        if callable(reply):
+            reply = reply(prompt)
+        return Reply(reply)
