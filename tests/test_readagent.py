@@ -1,0 +1,185 @@
+"""Each ReadAgent step with a scripted model: build -> call -> parse -> validate -> fallback."""
+import pytest
+
+from core.documents import Paragraph
+from core.parsers import STOP
+from core.presets import PRESETS
+from core.readagent import (GistMemory, Page, Question, compression_rate, forced_break, full_text, gistmem,
+                            make_window, readagent_p, readagent_s)
+
+QUALITY = PRESETS["quality"]
+
+
+def paras(*sizes, heading_at=()):
+    return [Paragraph(" ".join([f"w{i}"] * n), n, i in heading_at) for i, n in enumerate(sizes)]
+
+
+# --- the window -------------------------------------------------------------------------------
+
+def test_window_offers_labels_only_once_the_page_has_min_words():
+    paragraphs = paras(*[100] * 12)
+    window = make_window(paragraphs, 0, len(paragraphs), QUALITY)
+    # 100-word paragraphs: labels from <3> (300 words before it) until the count reaches 600
+    assert window.labels == (3, 4, 5, 6)
+    assert window.end == 6 and window.words == 600
+    assert all(window.words_before(label) >= QUALITY.min_words for label in window.labels)
+    passage = window.passage().split("\n")
+    assert passage[-1] == "<6>" and passage.count("<3>") == 1 and "<2>" not in passage
+    assert window.following.startswith("w6") and window.following.endswith("\n...")
+
+
+def test_window_shows_the_previous_page_and_a_book_preset_caps_it():
+    paragraphs = paras(*[100] * 12)
+    previous = tuple(p.text for p in paragraphs[:6])
+    quality = make_window(paragraphs, 6, 12, QUALITY, previous)
+    assert quality.preceding.startswith("...\n") and quality.preceding.count("w0") == 100  # the whole page
+    book = make_window(paragraphs, 6, 12, PRESETS["narrativeqa"].with_words(200, 600), previous)
+    assert "w0" not in book.preceding and "w5" in book.preceding  # only the tail
+
+
+def test_short_rest_of_a_section_becomes_the_last_page_without_asking():
+    paragraphs = paras(100, 100, 100)
+    window = make_window(paragraphs, 0, 3, QUALITY)
+    decision = forced_break(window, 3, QUALITY)
+    assert decision.value == 3 and decision.trace.outcome == "rule"
+
+
+def test_a_single_overlong_paragraph_is_a_page_by_itself():
+    paragraphs = paras(700, 100, 100, 100, 100)
+    window = make_window(paragraphs, 0, 5, QUALITY)
+    assert window.labels == (1,)
+    assert forced_break(window, 5, QUALITY).value == 1
+
+
+# --- pagination with a model ----------------------------------------------------------------------
+
+def window_10():
+    return make_window(paras(*[100] * 12), 0, 12, QUALITY)
+
+
+def test_pause_point_from_the_model(scripted):
+    engine, backend = scripted(["Break point: <4>\nBecause the scene ends."])
+    decision = engine.pause_point(window_10(), QUALITY)
+    assert decision.value == 4 and decision.trace.outcome == "model"
+    assert decision.trace.detail["reason"] == "Because the scene ends."
+    assert "<3>" in backend.prompts[0] and "Break point: <57>" in backend.prompts[0]
+
+
+def test_pause_point_re_asks_once_then_accepts(scripted):
+    engine, backend = scripted(["Break point: <57>", "Label: <5>"])
+    decision = engine.pause_point(window_10(), QUALITY)
+    assert decision.value == 5 and decision.trace.outcome == "re-asked"
+    assert "<57> is not one of the labels" in decision.trace.attempts[0].problem
+    assert "Your previous reply was:\nBreak point: <57>" in backend.prompts[1]
+
+
+def test_pause_point_falls_back_to_the_largest_page_and_says_so(scripted):
+    engine, _ = scripted(["", "No idea."])
+    decision = engine.pause_point(window_10(), QUALITY)
+    assert decision.value == 6 and decision.trace.outcome == "fallback"
+    assert "largest page <6>" in decision.trace.fallback
+    assert [a.problem for a in decision.trace.attempts][0] == "the reply was empty"
+
+
+# --- gisting -----------------------------------------------------------------------------------------
+
+PAGE = ("Dameri Tass stepped out of the egg-shaped craft and yawned. The patrolmen stared at his purple face. "
+        "He offered them a metal cap connected to a box. Casey put it on, and the alien learned English from him.")
+
+
+def test_gist_from_the_model_with_its_preamble_removed(scripted):
+    engine, backend = scripted(["Here is a shortened version:\nAn alien lands and learns English."])
+    decision = engine.gist(PAGE, 40, QUALITY)
+    assert decision.value == "An alien lands and learns English." and decision.trace.outcome == "model"
+    assert backend.prompts[0].startswith("Please shorten the following passage.")
+    assert backend.params[0]["max_tokens"] == 512
+
+
+def test_gist_fallback_is_extractive_and_labelled(scripted):
+    engine, _ = scripted(["", "Please shorten the following passage. Sure!"])
+    decision = engine.gist(PAGE, 40, QUALITY)
+    assert decision.trace.outcome == "fallback" and "extractive" in decision.trace.fallback
+    from core.lexical import sentences
+
+    assert decision.value and all(sentence in PAGE for sentence in sentences(decision.value))
+
+
+def test_movie_gists_are_capped_at_128_tokens(scripted):
+    engine, backend = scripted(["Short."])
+    engine.gist(PAGE, 40, PRESETS["narrativeqa-movie"])
+    assert backend.params[0]["max_tokens"] == 128
+
+
+# --- look-up and answer -------------------------------------------------------------------------------
+
+def memory(n=8):
+    pages = tuple(Page(index=i, start=i, end=i + 1, text=f"raw text of page {i} " * 10, words=50,
+                       gist=f"gist {i}", gist_words=2) for i in range(n))
+    return GistMemory(doc_id="d", title="t", words=400, pages=pages)
+
+
+QUESTION = Question("What was Dameri's purpose?", ("Share knowledge", "Repairs", "Collect animals", "Accident"))
+
+
+def test_readagent_p_expands_chosen_pages_in_place_in_page_order(scripted):
+    engine, backend = scripted(["I want to look up Page [6, 2, 6, 11] to check.", "Answer: (D) Accident"])
+    out = readagent_p(engine, memory(), QUESTION, QUALITY, max_pages=5)
+    assert out.pages_looked_up == [6, 2] and out.expanded == [2, 6]
+    lookup, answer = out.steps
+    assert any("duplicate" in n for n in lookup.attempts[0].notes)
+    assert any("dropped page 11" in n for n in lookup.attempts[0].notes)
+    context = backend.prompts[1]
+    assert context.index("<Page 2>\nraw text of page 2") < context.index("<Page 3>\ngist 3") < \
+        context.index("<Page 6>\nraw text of page 6")
+    assert "You may read 1 to 5 page(s)" in backend.prompts[0] and "(D) Accident" in backend.prompts[0]
+    assert out.answer.choice == "D"
+    # CR at the final answer step: 6 gists x 2 words + 2 pages x 50 words of 400
+    assert out.words_in_context == 112 and out.compression_rate == pytest.approx(72.0)
+
+
+def test_readagent_p_caps_pages_and_falls_back_to_gists(scripted):
+    engine, _ = scripted(["Page [0, 1, 2, 3]", "Answer: A"])
+    assert readagent_p(engine, memory(), QUESTION, QUALITY, max_pages=2).pages_looked_up == [0, 1]
+    engine, _ = scripted(["no idea", "still no idea", "Answer: B"])
+    out = readagent_p(engine, memory(), QUESTION, QUALITY, max_pages=2)
+    assert out.pages_looked_up == [] and out.steps[0].outcome == "fallback"
+    assert out.answer.choice == "B"
+
+
+def test_readagent_s_reads_one_page_at_a_time_until_stop(scripted):
+    engine, backend = scripted(["Page 3", "Page 3", "Page 5", "STOP", "Answer: (C)"])
+    out = readagent_s(engine, memory(), QUESTION, QUALITY, max_steps=6)
+    assert out.pages_looked_up == [3, 5] and out.answer.choice == "C"
+    assert "Pages re-read already (DO NOT ask to read them again):\nNone" in backend.prompts[0]
+    assert "Pages re-read already (DO NOT ask to read them again):\n3" in backend.prompts[1]
+    assert "already read" in out.steps[1].attempts[0].problem and out.steps[1].outcome == "re-asked"
+    assert "<Page 3>\nraw text of page 3" in backend.prompts[2]
+    assert out.steps[2].value == STOP
+
+
+def test_readagent_s_stops_at_the_step_cap(scripted):
+    engine, _ = scripted(["Page 0", "Page 1", "Answer: A"])
+    out = readagent_s(engine, memory(), QUESTION, QUALITY, max_steps=2)
+    assert out.pages_looked_up == [0, 1]
+    assert "maximum of 2" in out.steps[1].detail["step_cap"]
+
+
+def test_unparseable_answer_is_recorded_as_such(scripted):
+    engine, _ = scripted(["I cannot decide.", "Truly, I cannot."])
+    out = gistmem(engine, memory(), QUESTION, QUALITY)
+    assert out.answer.choice is None and out.answer.text == "Truly, I cannot."
+    assert out.steps[0].outcome == "fallback" and "unparseable" in out.steps[0].fallback
+
+
+def test_free_form_answer_and_full_text(scripted):
+    engine, backend = scripted(["Answer: He collects animals for a zoo."])
+    paragraphs = paras(30, 20)
+    out = full_text(engine, paragraphs, Question("Why did he come?"), QUALITY)
+    assert out.answer.text == "He collects animals for a zoo." and out.answer.choice is None
+    assert out.compression_rate == 0.0
+    assert "Your answer should be short and concise." in backend.prompts[0]
+
+
+def test_compression_rate_is_the_papers():
+    assert compression_rate(650, 4122) == pytest.approx(84.23, abs=0.01)
+    assert compression_rate(0, 0) == 0.0
