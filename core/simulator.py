@@ -1,0 +1,345 @@
+"""A simulated OpenAI-compatible server, for tests and benchmarks.
+
+Real HTTP speaking the chat-completions protocol, so the real ``openai``
+client, our retries and our concurrency are exercised end to end. It answers
+each step's prompt in the format the prompt asks for, using the offline
+engine's lexical rules to decide, with settable latency and injected faults:
+
+* ``429``       rate limited (with ``Retry-After: 0``)
+* ``500``       server error
+* ``timeout``   the reply takes ``hang_s`` seconds (longer than a client's timeout)
+* ``malformed`` a reply in the wrong format (empty, a refusal, an echo, a bad label)
+
+Its replies are not a model's: the model it reports is ``gme-simulator``.
+Methods add their own steps with ``@responder(marker)``.
+"""
+from __future__ import annotations
+
+import json
+import random
+import re
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable
+
+from core import lexical
+from core.documents import count_words, is_heading
+from core.offline import OfflineEngine, choose_option, extract_answer, score_pause_points
+from core.parsers import STOP
+from core.presets import PRESETS
+from core.readagent import GistMemory, Page, Question, Window
+
+MODEL = "gme-simulator"
+FAULT_KINDS = ("429", "500", "timeout", "malformed")
+
+# --- answering prompts -------------------------------------------------------------------------
+
+RESPONDERS: list[tuple[str, str, Callable[[str], str]]] = []
+HEAD, TAIL = 1500, 800  # where instructions sit, so a document quoting them cannot misroute a prompt
+
+
+def responder(marker: str, where: str = "head"):
+    """Register a function answering prompts whose instructions contain ``marker``:
+    in the first HEAD characters (``where="head"``) or the last TAIL (``"tail"``).
+    The first match wins."""
+    def register(fn):
+        RESPONDERS.append((marker, where, fn))
+        return fn
+    return register
+
+
+def step_of(prompt: str) -> tuple[str, Callable[[str], str]] | None:
+    head, tail = prompt[:HEAD], prompt[-TAIL:]
+    for marker, where, fn in RESPONDERS:
+        if marker in (head if where == "head" else tail):
+            return fn.__name__.strip("_"), fn
+    return None
+
+
+def respond(prompt: str) -> str:
+    found = step_of(prompt)
+    return found[1](prompt) if found else "I am a simulated model and do not recognise this prompt."
+
+
+def _between(text: str, start: str, end: str | None = None) -> str:
+    i = text.find(start)
+    if i < 0:
+        return ""
+    i += len(start)
+    j = text.find(end, i) if end else -1
+    return text[i:j] if j >= 0 else text[i:]
+
+
+@responder("\n\nThat reply could not be used: ", "tail")
+def _reask(prompt: str) -> str:
+    original = prompt[: prompt.rfind("\n\nYour previous reply was:\n")]
+    return respond(original)
+
+
+def window_from_prompt(prompt: str) -> Window:
+    """Rebuild the pagination window from the lines of a pagination prompt. Lines before
+    the first label may include the previous page's tail; for scoring cohesion they are
+    simply the text before the first gap."""
+    lines = [l for l in _between(prompt, "Passage:\n").split("\n") if l.strip() and l != "..."]
+    label_at = [(n, int(m.group(1))) for n, line in enumerate(lines) if (m := re.fullmatch(r"<(\d+)>", line))]
+    (first_line, first_label), (last_line, end) = label_at[0], label_at[-1]
+    before = lines[:first_line]
+    between = [l for l in lines[first_line + 1:last_line] if not re.fullmatch(r"<\d+>", l)]
+    paragraphs = tuple(before + between)
+    return Window(start=first_label - len(before), end=end, labels=tuple(j for _, j in label_at),
+                  paragraphs=paragraphs, headings=tuple(is_heading(p) for p in paragraphs), preceding="",
+                  following="", words=sum(count_words(p) for p in paragraphs),
+                  lookahead=tuple(lines[last_line + 1:]))
+
+
+@responder("numbered labels between the paragraphs")
+def _paginate(prompt: str) -> str:
+    window = window_from_prompt(prompt)
+    scored = score_pause_points(window)
+    best = max(scored, key=lambda s: (s["score"], s["label"]))
+    keyword = "Label" if '"Label: <57>' in prompt else "Break point"
+    return f"{keyword}: <{best['label']}>\nBecause the vocabulary changes most there (cohesion {best['cohesion']:.2f})."
+
+
+@responder("Please shorten the following passage.")
+def _gist(prompt: str) -> str:
+    return lexical.shorten(_between(prompt, "Passage:\n").strip())
+
+
+def _memory_from(text: str) -> GistMemory:
+    blocks = re.split(r"(?m)^<Page (\d+)>\n", text)
+    pages = tuple(Page(index=int(blocks[k]), start=0, end=0, text=blocks[k + 1].strip(),
+                       words=count_words(blocks[k + 1]), gist=blocks[k + 1].strip(),
+                       gist_words=count_words(blocks[k + 1])) for k in range(1, len(blocks) - 1, 2))
+    return GistMemory(doc_id="", title="", words=sum(p.words for p in pages), pages=pages)
+
+
+def _question_from(text: str) -> Question:
+    lines = text.strip().split("\n")
+    options = tuple(m.group(1) for l in lines[1:] if (m := re.match(r"^\([A-J]\) (.*)$", l)))
+    return Question(lines[0], options)
+
+
+@responder('"I want to look up Page [')
+def _lookup(prompt: str) -> str:
+    memory = _memory_from(_between(prompt, "Text:\n", "\n\nQuestion:\n"))
+    question = _question_from(_between(prompt, "\n\nQuestion:\n", "\n\nTake a deep breath"))
+    max_pages = int(re.search(r"read 1 to (\d+) page", prompt).group(1))
+    pages = OfflineEngine().lookup_parallel(memory, question, max_pages, PRESETS["quality"]).value
+    if not pages:
+        return "I don't need to look up any pages; the gists are enough."
+    return f"I want to look up Page [{', '.join(map(str, pages))}] to answer the question."
+
+
+@responder('To stop, simply say "STOP"')
+def _lookup_next(prompt: str) -> str:
+    memory = _memory_from(_between(prompt, "Text:\n", "\n\nPages re-read already"))
+    read_text = _between(prompt, "(DO NOT ask to read them again):\n", "\n\nQuestion:\n").strip()
+    read = [int(n) for n in re.findall(r"\d+", read_text)]
+    question = _question_from(_between(prompt, "\n\nQuestion:\n", "\n\nSpecify a SINGLE page"))
+    value = OfflineEngine().lookup_next(memory, question, read, PRESETS["quality"]).value
+    return "STOP" if value == STOP else f"Page {value}"
+
+
+@responder('answer with "Answer: (C) ..."')
+def _answer_choice(prompt: str) -> str:
+    context = _between(prompt, "Article:\n", "\n\nQuestion:\n")
+    question = _question_from(prompt[prompt.rfind("\n\nQuestion:\n") + len("\n\nQuestion:\n"):])
+    answer, _ = choose_option(context, question)
+    return answer.text
+
+
+@responder("Your answer should be short and concise.", "tail")
+def _answer_free(prompt: str) -> str:
+    context = prompt[: prompt.rfind("\n\nQuestion: ")]
+    question = _between(prompt, "\n\nQuestion: ", "\n\nAnswer the question")
+    answer, _ = extract_answer(context, Question(question))
+    return answer.text or "The text does not say."
+
+
+_MALFORMED = [
+    "",
+    "I'm sorry, but I can't help with that request.",
+    "Break point: <99999>\nBecause it is late.",
+    "Hmm, let me think about this carefully before I decide.",
+]
+
+
+# --- the server ---------------------------------------------------------------------------------
+
+@dataclass
+class SimStats:
+    requests: int = 0
+    completed: int = 0
+    in_flight: int = 0
+    max_in_flight: int = 0
+    faults: Counter = field(default_factory=Counter)
+    steps: Counter = field(default_factory=Counter)
+
+
+class SimulatedLLM:
+    """``with SimulatedLLM(latency_ms=50) as sim: OpenAIBackend(MODEL, sim.base_url)``."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, latency_ms: float = 0.0,
+                 fault_rate: float = 0.0, faults: tuple[str, ...] = FAULT_KINDS, seed: int = 0,
+                 api_key: str | None = None, hang_s: float = 5.0):
+        unknown = set(faults) - set(FAULT_KINDS)
+        if unknown:
+            raise ValueError(f"Unknown fault kinds {sorted(unknown)}; choose from {', '.join(FAULT_KINDS)}.")
+        self.latency_ms = latency_ms
+        self.fault_rate = fault_rate
+        self.faults = tuple(faults)
+        self.api_key = api_key
+        self.hang_s = hang_s
+        self.script: list[str] = []  # faults to inject next, in order ("ok" for none)
+        self.stats = SimStats()
+        self.prompts: list[str] = []
+        self._rng = random.Random(seed)
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer((host, port), self._handler())
+        self._server.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def start(self) -> "SimulatedLLM":
+        self._thread = threading.Thread(target=self._server.serve_forever, name="simulated-llm", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> "SimulatedLLM":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def _next_fault(self) -> str | None:
+        with self._lock:
+            if self.script:
+                fault = self.script.pop(0)
+                return None if fault == "ok" else fault
+            if self.fault_rate and self._rng.random() < self.fault_rate:
+                return self._rng.choice(self.faults)
+            return None
+
+    def _handler(self):
+        sim = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go out at once, not 40 ms apart
+
+            def log_message(self, *args):  # keep test output quiet
+                pass
+
+            def _send(self, status: int, body: dict, headers: dict | None = None) -> None:
+                data = json.dumps(body).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    for k, v in (headers or {}).items():
+                        self.send_header(k, v)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def _error(self, status: int, message: str, kind: str, headers=None) -> None:
+                self._send(status, {"error": {"message": message, "type": kind, "code": kind}}, headers)
+
+            def _authorised(self) -> bool:
+                if sim.api_key is None or self.headers.get("Authorization") == f"Bearer {sim.api_key}":
+                    return True
+                self._error(401, "Incorrect API key provided.", "invalid_api_key")
+                return False
+
+            def do_GET(self):
+                if not self._authorised():
+                    return
+                if self.path.rstrip("/").endswith("/models"):
+                    self._send(200, {"object": "list", "data": [{"id": MODEL, "object": "model", "owned_by": "sim"}]})
+                elif self.path.rstrip("/") == "/sim/stats":
+                    with sim._lock:
+                        stats = {k: (dict(v) if isinstance(v, Counter) else v) for k, v in vars(sim.stats).items()}
+                    self._send(200, stats)
+                else:
+                    self._error(404, f"No route {self.path}", "not_found")
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                if not self._authorised():
+                    return
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._error(404, f"No route {self.path}", "not_found")
+                    return
+                with sim._lock:
+                    sim.stats.requests += 1
+                    sim.stats.in_flight += 1
+                    sim.stats.max_in_flight = max(sim.stats.max_in_flight, sim.stats.in_flight)
+                try:
+                    self._complete(body)
+                finally:
+                    with sim._lock:
+                        sim.stats.in_flight -= 1
+
+            def _complete(self, body: dict) -> None:
+                messages = body.get("messages") or []
+                prompt = next((m.get("content") or "" for m in reversed(messages) if m.get("role") == "user"), "")
+                fault = sim._next_fault()
+                if fault:
+                    with sim._lock:
+                        sim.stats.faults[fault] += 1
+                if fault == "429":
+                    self._error(429, "Rate limit reached (simulated).", "rate_limit_exceeded", {"Retry-After": "0"})
+                    return
+                if fault == "500":
+                    self._error(500, "The server had an error (simulated).", "server_error")
+                    return
+                time.sleep((sim.hang_s if fault == "timeout" else 0) + sim.latency_ms / 1000.0)
+                if fault == "malformed":
+                    text = sim._rng.choice(_MALFORMED + [prompt[:200]])
+                else:
+                    text = respond(prompt)
+                with sim._lock:
+                    sim.prompts.append(prompt)
+                    sim.stats.completed += 1
+                    found = step_of(prompt)
+                    sim.stats.steps[found[0] if found else "unknown"] += 1
+                cap = body.get("max_tokens") or body.get("max_completion_tokens")
+                if cap:
+                    text = " ".join(text.split(" ")[: max(1, int(cap * 0.75))]) if count_words(text) > cap * 0.75 else text
+                self._send(200, {
+                    "id": f"chatcmpl-sim-{sim.stats.requests}", "object": "chat.completion", "created": int(time.time()),
+                    "model": body.get("model") or MODEL,
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                                 "message": {"role": "assistant", "content": text}}],
+                    "usage": {"prompt_tokens": count_words(prompt), "completion_tokens": count_words(text),
+                              "total_tokens": count_words(prompt) + count_words(text)},
+                })
+
+        return Handler
+
+
+def serve(port: int, host: str = "127.0.0.1", **settings) -> None:
+    """Run in the foreground until interrupted (``python -m core simulate-llm``)."""
+    sim = SimulatedLLM(host, port, **settings)
+    print(f"Simulated OpenAI-compatible server (not a real model) at {sim.base_url} "
+          f"model={MODEL} latency={sim.latency_ms:g} ms fault rate={sim.fault_rate:g}", flush=True)
+    try:
+        sim._server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sim._server.server_close()
