@@ -1,0 +1,275 @@
+"""``python -m core``: build gist memories and ask questions from the command line.
+
+Errors print one sentence saying what to do and exit 1; nothing built is lost.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+
+from core import config
+from core.errors import Cancelled, GistError
+
+OFFLINE_NOTE = ("Engine: offline (no LLM) - pause points, gists, look-ups and answers come from lexical rules, "
+                "not a model. Use --engine openai --model M [--base-url URL] for a model.")
+
+
+def _common(parser: argparse.ArgumentParser, *, engine: bool = True) -> None:
+    parser.add_argument("--db", help=f"database file (default: ${config.DB_ENV} or {config.default_db_path()})")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    if engine:
+        parser.add_argument("--engine", choices=["offline", "openai"], default="offline",
+                            help="offline (default, no LLM) or an OpenAI-compatible server")
+        parser.add_argument("--model", help=f"model name (or ${config.MODEL_ENV})")
+        parser.add_argument("--base-url", help=f"server URL, e.g. http://localhost:11434/v1 (or ${config.BASE_URL_ENV})")
+        parser.add_argument("--timeout", type=float, default=120.0, help="seconds before a model call times out")
+        parser.add_argument("--retries", type=int, default=4, help="retries on rate limits, timeouts, server errors")
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m core", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    build = sub.add_parser("build", help="turn a text into a gist memory (or reuse the one already built)")
+    build.add_argument("path", help="a .txt or .md file")
+    build.add_argument("--preset", default="auto",
+                       choices=["auto", "quality", "qmsum", "narrativeqa", "narrativeqa-movie"],
+                       help="the paper's per-dataset settings; auto: narrativeqa for books over 20k words, else quality")
+    build.add_argument("--min-words", type=int, help="override the preset's min_words")
+    build.add_argument("--max-words", type=int, help="override the preset's max_words")
+    build.add_argument("--concurrency", type=int, default=8, help="model calls at once (default 8)")
+    build.add_argument("--no-hard-breaks", action="store_true", help="let pages cross chapter headings")
+    build.add_argument("--rebuild", action="store_true", help="build again even if this memory exists")
+    build.add_argument("--title", help="title to store (default: from the file)")
+    _common(build)
+
+    ask = sub.add_parser("ask", help="answer a question about a built document")
+    ask.add_argument("doc_id", help="document id (or a unique prefix) from `build` or `docs`")
+    ask.add_argument("question")
+    ask.add_argument("--option", action="append", default=[], help="a multiple-choice option (repeat, in order)")
+    ask.add_argument("--method", default="readagent-p", help="readagent-p, readagent-s, gistmem, full, ... (see `methods`)")
+    ask.add_argument("--max-pages", type=int, help="most pages to look up (ReadAgent-P: 5, ReadAgent-S: 6)")
+    ask.add_argument("--memory", type=int, help="use this gist memory id instead of the newest for the engine")
+    _common(ask)
+
+    sim = sub.add_parser("simulate-llm", help="run the simulated OpenAI-compatible server (for tests and demos)")
+    sim.add_argument("--port", type=int, default=8765)
+    sim.add_argument("--host", default="127.0.0.1")
+    sim.add_argument("--latency-ms", type=float, default=0.0)
+    sim.add_argument("--fault-rate", type=float, default=0.0, help="share of requests that fail (0-1)")
+    sim.add_argument("--faults", default="429,500,timeout,malformed", help="kinds of fault to inject")
+    sim.add_argument("--seed", type=int, default=0)
+    sim.add_argument("--api-key", help="require this key (to test bad keys)")
+
+    docs = sub.add_parser("docs", help="list documents and their gist memories")
+    _common(docs, engine=False)
+    runs = sub.add_parser("runs", help="list builds and questions, newest first")
+    runs.add_argument("--kind", choices=["build", "ask", "eval"])
+    _common(runs, engine=False)
+    show = sub.add_parser("show", help="show a run's trace: every step, prompt and reply")
+    show.add_argument("run_id", type=int)
+    _common(show, engine=False)
+    methods = sub.add_parser("methods", help="list the question-answering methods and their parameters")
+    methods.add_argument("--json", action="store_true")
+    return parser
+
+
+def _store(args):
+    from core.db import open_db
+
+    return open_db(args.db)
+
+
+def _engine(args, store):
+    from core.engines import make_engine
+
+    return make_engine(args.engine, store, model=args.model, base_url=args.base_url,
+                       timeout=args.timeout, max_retries=args.retries)
+
+
+def _emit(args, payload: dict, text: str) -> None:
+    print(json.dumps(payload, ensure_ascii=False) if args.json else text)
+
+
+class _Bar:
+    """A progress bar on stderr when it is a terminal."""
+
+    def __init__(self, total_words: int):
+        self.bar = None
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total_words, unit="word", unit_scale=True, file=sys.stderr, desc="paginating")
+        self.lock = threading.Lock()
+
+    def __call__(self, event) -> None:
+        if self.bar is None:
+            return
+        with self.lock:
+            self.bar.n = event.words_paginated
+            self.bar.set_postfix_str(f"pages {event.pages_found}, gisted {event.pages_gisted}", refresh=False)
+            self.bar.refresh()
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def cmd_build(args) -> int:
+    from core.build import BuildSettings, build_memory
+    from core.documents import load_path
+    from core.presets import choose_preset
+
+    document = load_path(args.path, title=args.title)
+    store = _store(args)
+    engine = _engine(args, store)
+    if not engine.is_llm:
+        print(OFFLINE_NOTE, file=sys.stderr)
+    try:
+        preset = choose_preset(args.preset, document.words).with_words(args.min_words, args.max_words)
+    except ValueError as exc:
+        raise GistError(str(exc)) from None
+    if preset.min_words >= preset.max_words or preset.min_words < 1:
+        raise GistError(f"--min-words ({preset.min_words}) must be positive and below --max-words ({preset.max_words}).")
+    bar = _Bar(document.words)
+    try:
+        result = build_memory(store, document, engine, BuildSettings(preset, hard_breaks=not args.no_hard_breaks),
+                              concurrency=max(1, args.concurrency), progress=bar, rebuild=args.rebuild)
+    finally:
+        bar.close()
+    r = result
+    text = (
+        f"{r.title} ({r.doc_id}): {r.words:,} words -> {r.pages} pages, {r.gist_words:,} gist words "
+        f"(compression {r.compression_rate:.1f}%)\n"
+        f"engine: {r.engine_label} | preset {r.preset} ({r.min_words}-{r.max_words} words) | "
+        f"{r.llm_calls} model calls ({r.cached_calls} from cache) | {r.fallback_breaks} fallback breaks | "
+        f"{r.seconds:.2f} s{' | already built, reused' if r.reused else ''}\n"
+        f'Ask it: python -m core ask {r.doc_id} "Your question?"'
+    )
+    _emit(args, r.as_json(), text)
+    return 0
+
+
+def cmd_ask(args) -> int:
+    from core.methods import ask
+    from core.readagent import Question
+
+    store = _store(args)
+    engine = _engine(args, store)
+    if not engine.is_llm:
+        print(OFFLINE_NOTE, file=sys.stderr)
+    params = {"max_pages": args.max_pages}
+    result = ask(store, engine, args.doc_id, Question(args.question, tuple(args.option)), method=args.method,
+                 params=params, memory_id=args.memory)
+    payload = result.as_json()
+    payload.pop("steps")
+    payload.pop("context")
+    choice = f"({result.choice}) " if result.choice else ("(unparseable) " if result.options else "")
+    looked = f"pages looked up: {result.pages_looked_up}" if result.method.startswith("readagent") else ""
+    text = (f"{choice}{result.answer}\n"
+            f"{result.method_label} | {result.engine_label} | {looked + ' | ' if looked else ''}"
+            f"compression {result.compression_rate:.1f}% ({result.words_in_context:,} of "
+            f"{result.document_words:,} words in context) | {result.llm_calls} model calls | run {result.run_id}\n"
+            f"Trace: python -m core show {result.run_id}")
+    _emit(args, payload, text)
+    return 0
+
+
+def cmd_simulate(args) -> int:
+    from core.simulator import serve
+
+    faults = tuple(f.strip() for f in args.faults.split(",") if f.strip())
+    try:
+        serve(args.port, args.host, latency_ms=args.latency_ms, fault_rate=args.fault_rate, faults=faults,
+              seed=args.seed, api_key=args.api_key)
+    except (ValueError, OSError) as exc:
+        raise GistError(f"Cannot start the simulated server: {exc}.") from None
+    return 0
+
+
+def cmd_docs(args) -> int:
+    store = _store(args)
+    docs = store.list_documents()
+    rows = []
+    for d in docs:
+        memories = [{k: m[k] for k in ("id", "engine_label", "preset", "pages", "compression_rate", "status")}
+                    for m in store.memories_for(d["id"], status=None)]
+        rows.append({**d, "memories": memories})
+    lines = [f"{d['id']}  {d['title']}  ({d['words']:,} words)" + "".join(
+        f"\n    memory {m['id']}: {m['status']}, {m['pages']} pages, CR {m['compression_rate']}%, "
+        f"{m['preset']}, {m['engine_label']}" for m in d["memories"]) for d in rows]
+    _emit(args, {"documents": rows}, "\n".join(lines) or "No documents yet. Build one: python -m core build PATH")
+    return 0
+
+
+def cmd_runs(args) -> int:
+    runs = _store(args).list_runs(kind=args.kind)
+    lines = [f"{r['id']:>5}  {r['kind']:<5} {r['status']:<11} {r['title'] or r['doc_id']}  "
+             f"{r['method'] or ''} {('- ' + r['question'][:60]) if r['question'] else ''}  [{r['engine_label']}]"
+             for r in runs]
+    _emit(args, {"runs": runs}, "\n".join(lines) or "No runs yet.")
+    return 0
+
+
+def cmd_show(args) -> int:
+    from core.runs import run_trace
+
+    trace = run_trace(_store(args), args.run_id)
+    if args.json:
+        print(json.dumps(trace, ensure_ascii=False, default=str))
+        return 0
+    run = trace["run"]
+    print(f"run {run['id']} ({run['kind']}, {run['status']}) {run.get('method') or ''} [{run['engine_label']}]")
+    if run.get("question"):
+        print(f"question: {run['question']}")
+    for step in trace["steps"]:
+        data = step["data"]
+        print(f"\n== {step['seq']}: {step['step']} -> {step['outcome']}  value={json.dumps(data.get('value'))}")
+        if data.get("fallback"):
+            print(f"   fallback: {data['fallback']}")
+        for n, attempt in enumerate(data.get("attempts", [])):
+            call = trace["calls"].get(attempt.get("call_id")) or {}
+            print(f"   -- attempt {n + 1}{' (cached)' if attempt.get('cached') else ''}: "
+                  f"{call.get('input_tokens', '?')} tokens in, {call.get('duration_ms', '?')} ms")
+            print("   prompt: " + (call.get("prompt") or "").replace("\n", "\n           ")[:2000])
+            print("   reply:  " + (attempt.get("reply") or "").replace("\n", "\n           "))
+            if attempt.get("problem"):
+                print(f"   problem: {attempt['problem']}")
+        if not data.get("attempts"):
+            print(f"   {json.dumps(data.get('detail', {}), ensure_ascii=False)[:1000]}")
+    return 0
+
+
+def cmd_methods(args) -> int:
+    from core.methods import METHODS
+
+    rows = [{"name": m.name, "label": m.label, "description": m.description, "needs_memory": m.needs_memory,
+             "params": [{"name": p.name, "type": p.type.__name__, "default": p.default, "help": p.help}
+                        for p in m.params]} for m in METHODS.values()]
+    text = "\n".join(f"{r['name']:<14} {r['description']}" + "".join(
+        f"\n{'':<16}--{p['name'].replace('_', '-')} ({p['type']}, default {p['default']}): {p['help']}"
+        for p in r["params"]) for r in rows)
+    _emit(args, {"methods": rows}, text)
+    return 0
+
+
+COMMANDS = {"build": cmd_build, "ask": cmd_ask, "simulate-llm": cmd_simulate, "docs": cmd_docs,
+            "runs": cmd_runs, "show": cmd_show, "methods": cmd_methods}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = make_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except Cancelled as exc:
+        print(f"Stopped: {exc}", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:
+        print("Stopped. Run the same command again to resume; finished model calls are reused.", file=sys.stderr)
+        return 130
+    except GistError as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 1

@@ -1,0 +1,140 @@
+"""``python -m core`` as a user runs it: JSON contracts and one-sentence errors."""
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from core.simulator import MODEL, SimulatedLLM
+from tests.conftest import ROOT, book
+
+
+def run(*args, db, env=None, timeout=120):
+    proc = subprocess.run([sys.executable, "-m", "core", *args, "--db", str(db)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout, env={**os.environ, **(env or {})})
+    return proc
+
+
+def run_json(*args, db, **kw):
+    proc = run(*args, "--json", db=db, **kw)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_build_and_ask_offline(tmp_path):
+    db = tmp_path / "cli.db"
+    built = run_json("build", str(book("off_course")), "--preset", "quality", db=db)
+    for key in ("doc_id", "title", "words", "pages", "gist_words", "compression_rate", "llm_calls",
+                "cached_calls", "fallback_breaks", "seconds"):
+        assert key in built
+    assert built["title"] == "Off Course" and built["llm_calls"] == 0 and built["engine"] == "offline"
+    again = run_json("build", str(book("off_course")), "--preset", "quality", db=db)
+    assert again["reused"] and again["doc_id"] == built["doc_id"]
+    answer = run_json("ask", built["doc_id"][:6], "What was Dameri's purpose in landing on earth?",
+                      "--option", "To share knowledge", "--option", "Repairs", "--option", "To collect animals",
+                      "--option", "He arrived by accident while exploring", "--max-pages", "2", db=db)
+    for key in ("answer", "choice", "pages_looked_up", "compression_rate", "llm_calls", "run_id"):
+        assert key in answer
+    assert answer["choice"] in "ABCD" and len(answer["pages_looked_up"]) <= 2
+    shown = run("show", str(answer["run_id"]), db=db)
+    assert shown.returncode == 0 and "lookup" in shown.stdout and "offline" in shown.stdout
+
+
+def test_offline_engine_is_labelled(tmp_path):
+    proc = run("build", str(book("off_course")), db=tmp_path / "x.db")
+    assert proc.returncode == 0
+    assert "offline (no LLM)" in proc.stderr and "Offline engine (no LLM)" in proc.stdout
+
+
+def test_build_and_ask_through_an_openai_compatible_server(tmp_path):
+    db = tmp_path / "sim.db"
+    with SimulatedLLM() as sim:
+        opts = ["--engine", "openai", "--model", MODEL, "--base-url", sim.base_url]
+        built = run_json("build", str(book("off_course")), "--preset", "quality", "--concurrency", "4", *opts, db=db)
+        assert built["llm_calls"] > 0 and built["cached_calls"] == 0
+        rebuilt = run_json("build", str(book("off_course")), "--preset", "quality", "--rebuild", *opts, db=db)
+        assert rebuilt["llm_calls"] == 0 and rebuilt["cached_calls"] == built["llm_calls"]
+        answer = run_json("ask", built["doc_id"], "Who met the alien?", "--method", "readagent-s", *opts, db=db)
+        assert answer["llm_calls"] >= 2 and answer["choice"] is None
+
+
+@pytest.mark.parametrize("case, args, message", [
+    ("missing file", ["build", "no/such/file.txt"], "No file at"),
+    ("empty file", ["build", "{empty}"], "is empty"),
+    ("binary file", ["build", "{binary}"], "not text"),
+    ("no model", ["build", "{book}", "--engine", "openai"], "No model configured"),
+    ("no key for OpenAI", ["build", "{book}", "--engine", "openai", "--model", "gpt-4o-mini"], "OPENAI_API_KEY"),
+    ("unreachable server", ["build", "{book}", "--engine", "openai", "--model", "m", "--base-url",
+                            "http://127.0.0.1:9/v1", "--retries", "1", "--timeout", "1"], "Could not reach"),
+    ("unknown document", ["ask", "ffffffff", "Why?"], "no such document"),
+    ("not built yet", ["ask", "{doc}", "Why?", "--method", "gistmem"], "no finished gist memory"),
+    ("unknown method", ["ask", "{doc}", "Why?", "--method", "guess"], "Unknown method"),
+])
+def test_errors_are_one_clear_sentence(tmp_path, case, args, message):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    binary = tmp_path / "scan.pdf"
+    binary.write_bytes(b"%PDF-1.4\n\x00\x01binary")
+    db = tmp_path / "e.db"
+    doc = ""
+    if "{doc}" in args:
+        from core.db import open_db
+        from core.documents import load_path
+
+        store = open_db(db)
+        document = load_path(book("off_course"))
+        store.save_document(document)
+        store.close()
+        doc = document.id
+    args = [a.format(empty=empty, binary=binary, book=book("off_course"), doc=doc) for a in args]
+    proc = run(*args, db=db)
+    assert proc.returncode == 1, (case, proc.stdout, proc.stderr)
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("Error: ")]
+    assert len(errors) == 1 and message in errors[0] and errors[0] == proc.stderr.strip().splitlines()[-1]
+    assert "Traceback" not in proc.stderr
+
+
+def test_bad_key_is_reported(tmp_path):
+    with SimulatedLLM(api_key="the-right-key") as sim:
+        proc = run("build", str(book("off_course")), "--engine", "openai", "--model", MODEL, "--base-url",
+                   sim.base_url, db=tmp_path / "k.db", env={"OPENAI_API_KEY": "a-wrong-key"})
+    assert proc.returncode == 1 and "rejected the API key" in proc.stderr
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_simulate_llm_command_serves_models():
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "core", "simulate-llm", "--port", str(port), "--latency-ms", "5"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=1) as response:
+                    assert json.load(response)["data"][0]["id"] == MODEL
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.2)
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=10)
+    assert "not a real model" in out
+
+
+def test_methods_lists_parameters():
+    proc = subprocess.run([sys.executable, "-m", "core", "methods", "--json"], cwd=ROOT, capture_output=True,
+                          text=True)
+    methods = {m["name"]: m for m in json.loads(proc.stdout)["methods"]}
+    assert {"readagent-p", "readagent-s", "gistmem", "full"} <= set(methods)
+    assert methods["readagent-p"]["params"][0]["name"] == "max_pages"
