@@ -51,8 +51,8 @@ def make_parser() -> argparse.ArgumentParser:
     ask.add_argument("question")
     ask.add_argument("--option", action="append", default=[], help="a multiple-choice option (repeat, in order)")
     ask.add_argument("--method", default="readagent-p", help="readagent-p, readagent-s, gistmem, full, ... (see `methods`)")
-    ask.add_argument("--max-pages", type=int, help="most pages to look up (ReadAgent-P: 5, ReadAgent-S: 6)")
     ask.add_argument("--memory", type=int, help="use this gist memory id instead of the newest for the engine")
+    _method_params(ask)
     _common(ask)
 
     sim = sub.add_parser("simulate-llm", help="run the simulated OpenAI-compatible server (for tests and demos)")
@@ -75,6 +75,26 @@ def make_parser() -> argparse.ArgumentParser:
     methods = sub.add_parser("methods", help="list the question-answering methods and their parameters")
     methods.add_argument("--json", action="store_true")
     return parser
+
+
+def _method_params(parser: argparse.ArgumentParser) -> None:
+    """One option per method parameter (``max_pages`` -> ``--max-pages``), so a method
+    registered in ``core.methods`` is usable from the command line as it is."""
+    from core.methods import METHODS
+
+    seen: dict[str, list[str]] = {}
+    kinds: dict[str, type] = {}
+    for method in METHODS.values():
+        for param in method.params:
+            seen.setdefault(param.name, []).append(f"{method.name}: {param.default}")
+            kinds.setdefault(param.name, param.type)
+    for name, defaults in seen.items():
+        parser.add_argument(f"--{name.replace('_', '-')}", dest=f"param_{name}", type=kinds[name],
+                            help=f"default {'; '.join(defaults)}")
+
+
+def _params(args) -> dict:
+    return {k.removeprefix("param_"): v for k, v in vars(args).items() if k.startswith("param_") and v is not None}
 
 
 def _store(args):
@@ -161,12 +181,13 @@ def cmd_ask(args) -> int:
     engine = _engine(args, store)
     if not engine.is_llm:
         print(OFFLINE_NOTE, file=sys.stderr)
-    params = {"max_pages": args.max_pages}
     result = ask(store, engine, args.doc_id, Question(args.question, tuple(args.option)), method=args.method,
-                 params=params, memory_id=args.memory)
+                 params=_params(args), memory_id=args.memory)
     payload = result.as_json()
     payload.pop("steps")
     payload.pop("context")
+    for key, value in result.extra.items():  # method specifics (a path, notes...) at the top level
+        payload.setdefault(key, value)
     choice = f"({result.choice}) " if result.choice else ("(unparseable) " if result.options else "")
     looked = f"pages looked up: {result.pages_looked_up}" if result.method.startswith("readagent") else ""
     text = (f"{choice}{result.answer}\n"

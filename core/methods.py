@@ -70,6 +70,8 @@ def get_method(name: str) -> Method:
         raise GistError(f"Unknown method {name!r}. Choose one of: {', '.join(METHODS)}.") from None
 
 
+# Methods defined in their own modules register themselves when imported at the end of this file.
+
 register(Method(
     "readagent-p", "ReadAgent-P", "Look up 1 to N pages at once from the gist memory, then answer (paper Sec. 3.2).",
     True, lambda i, p: readagent.readagent_p(i.engine, i.memory, i.question, i.preset, p["max_pages"]),
