@@ -90,6 +90,7 @@ def _method_params(parser: argparse.ArgumentParser) -> None:
             kinds.setdefault(param.name, param.type)
     for name, defaults in seen.items():
         parser.add_argument(f"--{name.replace('_', '-')}", dest=f"param_{name}", type=kinds[name],
+                            metavar=name.upper(),
                             help=f"default {'; '.join(defaults)}")
 
 
