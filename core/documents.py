@@ -274,12 +274,14 @@ def _title_from(paragraphs: list[str], meta: dict, source: str) -> str:
     return " ".join(first.split()[:8])
 
 
-def parse_text(text: str, *, title: str | None = None, source: str = "", author: str = "") -> Document:
-    """Normalise raw text into a Document (Gutenberg boilerplate removed)."""
+def parse_text(text: str, *, title: str | None = None, source: str = "", author: str = "",
+               markdown: bool | None = None) -> Document:
+    """Normalise raw text into a Document (Gutenberg boilerplate removed). ``#`` lines are
+    headings in Markdown (by default: a .md source)."""
     text = normalise_newlines(text)
     body, meta = strip_gutenberg(text)
     raw = split_paragraphs(body)
-    is_markdown = source.lower().endswith((".md", ".markdown"))
+    is_markdown = source.lower().endswith((".md", ".markdown")) if markdown is None else markdown
     paragraphs = []
     for p in raw:
         heading = is_heading(p)
@@ -303,6 +305,13 @@ def parse_text(text: str, *, title: str | None = None, source: str = "", author:
 
 
 def load_bytes(data: bytes, name: str, *, title: str | None = None) -> Document:
+    """A document from a file's bytes: text or Markdown, or HTML, EPUB and PDF by extension."""
+    from core import formats
+
+    if formats.is_rich(name):
+        found = formats.extract(data, name)
+        return parse_text(found.text, title=title or found.title or None, source=name, author=found.author,
+                          markdown=True)
     return parse_text(decode_bytes(data, name), title=title, source=name)
 
 
