@@ -1,0 +1,82 @@
+"""One answered question: the answer, which pages were re-read (in order), the context
+exactly as sent, and the trace."""
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+from components.trace_view import render_steps
+from components.ui import esc, md
+from core.db import Store
+from core.methods import AskResult
+
+_PAGE_TAG = re.compile(r"^<Page (\d+)>$", re.M)
+
+
+def page_strip_html(n_pages: int, looked_up: list[int]) -> str:
+    order = {p: i for i, p in enumerate(looked_up, 1)}
+    cells = []
+    for i in range(n_pages):
+        if i in order:
+            cells.append(f'<div class="gme-cell reread" title="Page {i}: re-read, look-up #{order[i]}">'
+                         f'<span>{i}</span><span class="order">#{order[i]}</span></div>')
+        else:
+            cells.append(f'<div class="gme-cell" title="Page {i}: gist only"><span>{i}</span></div>')
+    return f'<div class="gme-strip">{"".join(cells)}</div>'
+
+
+def context_html(context: str, expanded: list[int]) -> str:
+    """The context as sent, each ``<Page i>`` block coloured as gist or re-read raw page."""
+    parts = _PAGE_TAG.split(context)
+    if len(parts) == 1:  # no page tags: full text or another method's context
+        return f'<div class="gme-ctx raw">{esc(context)}</div>'
+    out = [f'<div class="gme-ctx">{esc(parts[0])}</div>'] if parts[0].strip() else []
+    expanded = set(expanded)
+    for number, body in zip(parts[1::2], parts[2::2]):
+        i = int(number)
+        kind, tag = ("raw", '<span class="gme-tag reread">re-read: raw page</span>') if i in expanded else \
+            ("gist", '<span class="gme-tag gist">gist</span>')
+        out.append(f'<div class="gme-ctx {kind}"><b>&lt;Page {i}&gt;</b> {tag}\n{esc(body.strip())}</div>')
+    return "".join(out)
+
+
+def answer_line(result: AskResult) -> str:
+    if result.options and result.choice:
+        idx = "ABCDEFGHIJ".index(result.choice)
+        option = result.options[idx] if idx < len(result.options) else ""
+        return f"({result.choice}) {option}"
+    if result.options:
+        return f"No option chosen. The reply was: {result.answer}"
+    return result.answer
+
+
+def render_ask_result(store: Store, result: AskResult, *, n_pages: int | None, gold: dict | None = None,
+                      key: str) -> None:
+    st.markdown(f"#### {md(result.method_label)}")
+    st.caption(f"Look-ups and answer: {md(result.engine_label)}"
+               + (f" · gists: {md(result.memory_label)}" if result.memory_label else "")
+               + f" · run #{result.run_id}")
+    st.html(f'<div class="gme-answer">{esc(answer_line(result))}</div>')
+    if gold and gold.get("gold") and result.options:
+        if result.choice == gold["gold"]:
+            st.success(f"Correct: the answer is ({gold['gold']}).")
+        else:
+            st.error(f"Not correct: the answer is ({gold['gold']}).")
+    elif gold and gold.get("answers"):
+        st.caption("Reference answer: " + md(" / ".join(gold["answers"])))
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("Words in context", f"{result.words_in_context:,}")
+    c2.metric("Compression rate", f"{result.compression_rate:.1f}%")
+    c3.metric("Pages re-read", len(result.pages_looked_up))
+    c4.metric("Model calls", result.llm_calls, help=f"{result.cached_calls} replayed from the cache; "
+              f"{result.input_tokens:,} input and {result.output_tokens:,} output tokens")
+    if n_pages:
+        order = "in look-up order" if result.method == "readagent-s" else "numbered in the order chosen"
+        st.markdown(f"**Pages re-read** ({order})")
+        st.html(page_strip_html(n_pages, result.pages_looked_up))
+    with st.expander("Context sent to the model for the answer", expanded=False):
+        st.html(context_html(result.context, result.expanded))
+        st.code(result.context, language=None, wrap_lines=True, height=240)
+    st.markdown("**Trace**")
+    render_steps(store, result.steps)

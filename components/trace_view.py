@@ -1,0 +1,77 @@
+"""The trace of a run: every step, every prompt and reply, what the parser made of it,
+and any re-ask or fallback."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from components.ui import md, who
+from core.db import Store, loads
+
+
+def _calls(store: Store, steps: list[dict]) -> dict[int, dict]:
+    ids = [a["call_id"] for s in steps for a in s.get("attempts", []) if a.get("call_id")]
+    return {c["id"]: c for c in store.calls(ids=ids)} if ids else {}
+
+
+def _title(n: int, step: dict) -> str:
+    page = f" · page {step['page']}" if step.get("page") is not None else ""
+    return f"{n}. {step['step']}{page} · {who(step['outcome'])} · {step.get('seconds', 0):.2f} s"
+
+
+def render_step(step: dict, calls: dict[int, dict]) -> None:
+    if step.get("fallback"):
+        st.warning(f"Fallback: {step['fallback']}")
+    attempts = step.get("attempts") or []
+    if not attempts:
+        st.caption("No model call: " + ("decided by the offline engine (no LLM); its scores are below."
+                                        if step["outcome"] == "offline" else "nothing to decide."))
+    for n, attempt in enumerate(attempts, 1):
+        call = calls.get(attempt.get("call_id")) or {}
+        tokens = (f"{call.get('input_tokens', 0)} → {call.get('output_tokens', 0)} tokens · "
+                  f"{call.get('duration_ms', 0)} ms" if call else "")
+        cached = " · replayed from the cache" if attempt.get("cached") else ""
+        retries = loads(call.get("retry_errors"), []) if call else []
+        st.markdown(f"**Attempt {n}** {md(tokens)}{cached}")
+        if retries:
+            st.caption("Retried after: " + md("; ".join(map(str, retries))))
+        prompt_tab, reply_tab = st.tabs(["Prompt", "Reply"])
+        prompt_tab.code(call.get("prompt", "(prompt not logged)"), language=None, wrap_lines=True, height=260)
+        reply_tab.code(attempt.get("reply", ""), language=None, wrap_lines=True)
+        if attempt.get("problem"):
+            st.error(f"Could not use this reply: {attempt['problem']}")
+        else:
+            st.success("Parsed.")
+        for note in attempt.get("notes") or []:
+            st.caption(f"Parser: {md(note)}")
+    st.markdown("**Result**")
+    st.code(json.dumps(step.get("value"), ensure_ascii=False, indent=1, default=str), language="json",
+            wrap_lines=True)
+    if step.get("detail"):
+        st.markdown("**Details**")
+        st.code(json.dumps(step["detail"], ensure_ascii=False, indent=1, default=str), language="json",
+                wrap_lines=True, height=200)
+
+
+def render_steps(store: Store, steps: list[dict], *, expanded: bool = False) -> None:
+    """A short run (a question): each step in its own expander."""
+    calls = _calls(store, steps)
+    for n, step in enumerate(steps, 1):
+        with st.expander(_title(n, step), expanded=expanded):
+            render_step(step, calls)
+
+
+def render_step_table(store: Store, steps: list[dict], *, key: str) -> None:
+    """A long run (a build): a table of steps and one step opened at a time."""
+    if not steps:
+        st.caption("No steps were recorded.")
+        return
+    st.dataframe(pd.DataFrame([{
+        "#": n, "step": s["step"], "decided": who(s["outcome"]), "attempts": len(s.get("attempts") or []),
+        "seconds": round(s.get("seconds") or 0, 3), "fallback": s.get("fallback") or "",
+    } for n, s in enumerate(steps, 1)]), hide_index=True, width="stretch", height=260, key=f"{key}_table")
+    n = st.number_input("Open step #", 1, len(steps), 1, key=f"{key}_pick")
+    st.markdown(f"**{md(_title(n, steps[n - 1]))}**")
+    render_step(steps[n - 1], _calls(store, [steps[n - 1]]))

@@ -1,0 +1,88 @@
+"""Shared look: one palette for "gist", "raw page" and "re-read", and escaping.
+
+Everything that came from a document or a model goes through ``esc`` before it
+is put in HTML; Markdown is only used for our own words.
+"""
+from __future__ import annotations
+
+import html
+
+import streamlit as st
+
+GIST = "#b7791f"  # amber: gists
+GIST_BG = "#fdf3dc"
+RAW = "#3b5bdb"  # blue: raw page text
+RAW_BG = "#edf2ff"
+REREAD = "#2b8a3e"  # green: pages re-read (looked up)
+REREAD_BG = "#d3f9d8"
+MUTED = "#868e96"
+
+CSS = f"""
+<style>
+.gme-legend span {{ margin-right: 1.2em; font-size: 0.85rem; }}
+.gme-swatch {{ display: inline-block; width: 0.9em; height: 0.9em; border-radius: 2px; vertical-align: -1px;
+  margin-right: 0.35em; }}
+.gme-page {{ display: grid; grid-template-columns: 3fr 2fr; gap: 0.8rem; margin: 0.2rem 0; }}
+.gme-raw {{ background: {RAW_BG}; border-left: 4px solid {RAW}; padding: 0.5rem 0.7rem; max-height: 16rem;
+  overflow-y: auto; white-space: pre-wrap; font-size: 0.88rem; line-height: 1.45; border-radius: 4px; }}
+.gme-gist {{ background: {GIST_BG}; border-left: 4px solid {GIST}; padding: 0.5rem 0.7rem; font-size: 0.9rem;
+  border-radius: 4px; white-space: pre-wrap; }}
+.gme-gist.pending {{ color: {MUTED}; font-style: italic; }}
+.gme-break {{ border-top: 2px dashed {MUTED}; margin: 0.35rem 0 0.9rem 0; padding-top: 0.2rem; font-size: 0.8rem;
+  color: #495057; }}
+.gme-break b {{ color: #212529; }}
+.gme-tag {{ display: inline-block; padding: 0 0.4em; border-radius: 3px; font-size: 0.75rem; font-weight: 600;
+  margin-right: 0.4em; color: white; }}
+.gme-tag.gist {{ background: {GIST}; }} .gme-tag.raw {{ background: {RAW}; }} .gme-tag.reread {{ background: {REREAD}; }}
+.gme-tag.fallback {{ background: #e03131; }} .gme-tag.offline {{ background: {MUTED}; }}
+.gme-strip {{ display: flex; flex-wrap: wrap; gap: 3px; margin: 0.3rem 0 0.6rem 0; }}
+.gme-cell {{ min-width: 2.1rem; height: 2.1rem; border-radius: 4px; background: {GIST_BG}; border: 1px solid {GIST};
+  font-size: 0.72rem; display: flex; flex-direction: column; align-items: center; justify-content: center;
+  color: #495057; }}
+.gme-cell.reread {{ background: {REREAD}; border-color: {REREAD}; color: white; font-weight: 700; }}
+.gme-cell .order {{ font-size: 0.68rem; }}
+.gme-ctx {{ margin: 0.15rem 0; padding: 0.35rem 0.6rem; border-radius: 4px; white-space: pre-wrap; font-size: 0.85rem; }}
+.gme-ctx.gist {{ background: {GIST_BG}; border-left: 4px solid {GIST}; }}
+.gme-ctx.raw {{ background: {REREAD_BG}; border-left: 4px solid {REREAD}; max-height: 14rem; overflow-y: auto; }}
+.gme-answer {{ font-size: 1.05rem; padding: 0.6rem 0.8rem; border-radius: 6px; background: #f1f3f5;
+  white-space: pre-wrap; }}
+</style>
+"""
+
+
+def esc(text: object) -> str:
+    """Text as HTML that displays it literally (a document's <script> stays text)."""
+    return html.escape(str(text), quote=True)
+
+
+_MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:")
+
+
+def md(text: object) -> str:
+    """Text for a Markdown string (labels, captions) that displays literally."""
+    return "".join("\\" + c if c in _MD_SPECIAL else c for c in " ".join(str(text).split()))
+
+
+def inject_css() -> None:
+    st.html(CSS)
+
+
+def legend() -> None:
+    st.html(
+        '<div class="gme-legend">'
+        f'<span><i class="gme-swatch" style="background:{GIST}"></i>gist</span>'
+        f'<span><i class="gme-swatch" style="background:{RAW}"></i>raw page</span>'
+        f'<span><i class="gme-swatch" style="background:{REREAD}"></i>re-read (looked up)</span></div>'
+    )
+
+
+BREAK_WORDS = {
+    "model": "chosen by the model", "re-asked": "chosen by the model after a re-ask",
+    "fallback": "fallback (no usable reply)", "offline": "chosen by the offline engine (no LLM)",
+    "rule": "end of the text or a chapter", "paper": "from the ReadAgent paper (PaLM 2-L)",
+}
+
+
+def who(outcome: str) -> str:
+    """How a decision was made, in words."""
+    return BREAK_WORDS.get(outcome or "", outcome or "not yet")

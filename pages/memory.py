@@ -1,0 +1,54 @@
+"""Gist memory: the memory as the model sees it, page by page, and exports."""
+import pandas as pd
+import streamlit as st
+
+from components.state import choose_memory, current_document, get_store
+from components.ui import md, who
+from core.export import memory_json, memory_markdown
+from core.memory import load_memory
+from core.readagent import compression_rate
+
+store = get_store()
+st.title("Gist memory")
+document = current_document(store)
+if document is None:
+    st.info("Open a document on the **Read** page first.")
+    st.stop()
+memory_id = choose_memory(store, document, key="memory_page_memory")
+if memory_id is None:
+    st.info(f"{md(document.title)} has no finished gist memory yet. Build one on the **Read** page.")
+    st.stop()
+memory = load_memory(store, memory_id, document)
+
+st.caption(f"{md(document.title)} · {len(memory.pages)} pages · {document.words:,} words → "
+           f"{memory.gist_words:,} gist words · compression rate {memory.compression_rate:.1f}% · "
+           f"gists by {md(memory.engine_label)}")
+d1, d2, _ = st.columns([1, 1, 3])
+stem = "".join(c if c.isalnum() else "_" for c in document.title.lower()).strip("_")[:40] or document.id
+d1.download_button("Export JSON", memory_json(memory, document), f"{stem}_gist_memory.json",
+                   "application/json", key="export_json")
+d2.download_button("Export Markdown", memory_markdown(memory, document), f"{stem}_gist_memory.md",
+                   "text/markdown", key="export_md")
+
+st.subheader("Pages")
+table = pd.DataFrame([{
+    "page": p.index, "words": p.words, "gist words": p.gist_words,
+    "compression %": round(compression_rate(p.gist_words, p.words), 1),
+    "pause point": who(p.break_by), "reason": p.break_reason, "gist": p.gist,
+} for p in memory.pages])
+st.dataframe(table, hide_index=True, width="stretch", key="pages_table")
+
+st.subheader("Raw pages")
+n = len(memory.pages)
+per_view = 20
+first = 0
+if n > per_view:
+    first = st.selectbox("Pages", list(range(0, n, per_view)), key="raw_range",
+                         format_func=lambda s: f"Pages {s}–{min(s + per_view, n) - 1} of {n}")
+for p in memory.pages[first:first + per_view]:
+    with st.expander(f"Page {p.index} · {p.words} words · {md(p.gist[:90])}"):
+        st.text(p.text)
+
+st.subheader("As the model sees it")
+st.caption("The gist memory exactly as it is put in the look-up and answer prompts.")
+st.code(memory.context(), language=None, wrap_lines=True, height=420)
