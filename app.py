@@ -4,13 +4,13 @@ import streamlit as st
 from components.settings import render_settings
 from components.ui import inject_css
 
-st.set_page_config(page_title="Gist Memory Explorer", page_icon="📖", layout="wide")
+st.set_page_config(page_title="Gist Memory Explorer", page_icon=":material/menu_book:", layout="wide")
 
 navigation = st.navigation([
-    st.Page("pages/read.py", title="Read", icon="📖", default=True),
-    st.Page("pages/memory.py", title="Gist memory", icon="🗂️"),
-    st.Page("pages/ask.py", title="Ask", icon="❓"),
-    st.Page("pages/runs.py", title="Runs", icon="🕘"),
+    st.Page("pages/read.py", title="Read", icon=":material/menu_book:", default=True),
+    st.Page("pages/memory.py", title="Gist memory", icon=":material/notes:"),
+    st.Page("pages/ask.py", title="Ask", icon=":material/quiz:"),
+    st.Page("pages/runs.py", title="Runs", icon=":material/history:"),
 ])
 inject_css()
 render_settings()

@@ -7,7 +7,6 @@ import streamlit as st
 
 from components.ui import GIST, RAW, esc, who
 from core.documents import Document
-from core.memory import page_text
 from core.readagent import GistMemory, compression_rate
 
 
@@ -21,7 +20,7 @@ def pages_html(document: Document, pages: list[dict], first: int, last: int) -> 
     out = []
     for i in range(first, min(last, len(pages) - 1) + 1):
         p = pages[i]
-        raw = esc(page_text(document, p["start"], p["end"]))
+        raw = esc("\n\n".join(q.text for q in document.paragraphs[p["start"]:p["end"]]))
         if p.get("gist"):
             gist = f'<div class="gme-gist"><span class="gme-tag gist">gist</span>{esc(p["gist"])}</div>'
         else:
@@ -31,7 +30,7 @@ def pages_html(document: Document, pages: list[dict], first: int, last: int) -> 
         out.append(
             f'<div class="gme-page" id="page-{i}"><div class="gme-raw"><span class="gme-tag raw">Page {i}</span>'
             f'{p["words"]} words<br>{raw}</div>{gist}</div>'
-            f'<div class="gme-break"><span class="gme-tag {tag}">⏸ pause point</span>'
+            f'<div class="gme-break"><span class="gme-tag {tag}">pause point</span>'
             f'<b>Page {i} ends here</b> · {esc(who(p.get("break_by", "")))}{reason}</div>'
         )
     return "".join(out)

@@ -55,6 +55,7 @@ class BuildJob:
     _gisted: int = 0
     _words: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _first: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
 
     def on_event(self, event: BuildEvent) -> None:
@@ -66,9 +67,18 @@ class BuildJob:
                 "break_reason": event.break_reason, "gist": event.gist, "gist_by": event.gist_by,
             }
             self._gisted, self._words = event.pages_gisted, event.words_paginated
+        self._first.set()
 
     def stop(self) -> None:
         self.cancel.set()
+
+    def wait_first_page(self, timeout: float) -> bool:
+        """Block until the first pause point is chosen (or the build ends, or ``timeout``)."""
+        deadline = time.monotonic() + timeout
+        while not self._first.wait(0.02):
+            if self.status != RUNNING or time.monotonic() > deadline:
+                return False
+        return True
 
     def wait(self, timeout: float | None = None) -> bool:
         if self._thread is not None:

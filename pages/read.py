@@ -29,6 +29,7 @@ def start(document, settings: BuildSettings) -> None:
     job = start_build(store, document, engine, settings, concurrency=st.session_state.get("concurrency", 8))
     st.session_state.job_id = job.id
     st.session_state.pop("memory_id", None)
+    job.wait_first_page(2.0)  # so the first pause point is on screen with this run, not the next tick
 
 
 def settings_for(document) -> BuildSettings:

@@ -45,6 +45,7 @@ def test_off_course_sample_shows_the_papers_memory_and_answers_the_papers_questi
     open_off_course(page, app_server)
     expect(page.get_by_text("from the ReadAgent paper (PaLM 2-L)").first).to_be_visible()
     expect(page.locator(".gme-gist").first).to_contain_text("Patrolmen Dermott and Casey")
+    expect(page.locator(".js-plotly-plot .bars").first).to_be_visible(timeout=20_000)
     shot(page, "01_read_off_course")
 
     nav(page, "Gist memory")
@@ -76,12 +77,10 @@ def test_off_course_sample_shows_the_papers_memory_and_answers_the_papers_questi
 
 def test_uploading_pride_and_prejudice_shows_pages_and_gists(page, app_server, shot):
     goto(page, app_server)
-    started = page.evaluate("Date.now()")
     page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(book("pride")))
     expect(page.get_by_text(re.compile(r"Page \d+ ends here")).first).to_be_visible(timeout=30_000)
-    first_pause_ms = page.evaluate("Date.now()") - started
-    print(f"upload -> first pause point visible: {first_pause_ms} ms")
     expect(page.get_by_role("heading", name="Pride and Prejudice")).to_be_visible()
     expect(page.get_by_text("Compression rate").first).to_be_visible(timeout=60_000)
     expect(page.locator(".gme-gist:not(.pending)").first).to_be_visible()
+    expect(page.locator(".js-plotly-plot .bars").first).to_be_visible(timeout=20_000)
     shot(page, "05_read_pride_and_prejudice")
