@@ -75,7 +75,8 @@ with library_tab:
         st.caption("Documents you open are kept here.")
     else:
         ids = [d["id"] for d in documents]
-        labels = {d["id"]: f"{d['title']} · {d['words']:,} words · {d['memories']} gist memories" for d in documents}
+        labels = {d["id"]: f"{d['title']} · {d['words']:,} words · "
+                     f"{d['memories']} gist memor{'y' if d['memories'] == 1 else 'ies'}" for d in documents}
         chosen = st.selectbox("Document", ids, format_func=labels.get, key="library_doc")
         if st.button("Open", key="open_library"):
             open_document(store.get_document(chosen))
