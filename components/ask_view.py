@@ -7,7 +7,7 @@ import re
 import streamlit as st
 
 from components.trace_view import render_steps
-from components.ui import esc, md
+from components.ui import esc, md, model_name
 from core.db import Store
 from core.methods import AskResult
 
@@ -79,4 +79,4 @@ def render_ask_result(store: Store, result: AskResult, *, n_pages: int | None, g
         st.html(context_html(result.context, result.expanded))
         st.code(result.context, language=None, wrap_lines=True, height=240)
     st.markdown("**Trace**")
-    render_steps(store, result.steps)
+    render_steps(store, result.steps, by=model_name(result.engine_label))

@@ -15,7 +15,8 @@ def memory_pages(memory: GistMemory) -> list[dict]:
              "break_reason": p.break_reason, "gist": p.gist, "gist_by": p.gist_by} for p in memory.pages]
 
 
-def pages_html(document: Document, pages: list[dict], first: int, last: int) -> str:
+def pages_html(document: Document, pages: list[dict], first: int, last: int, by: str = "",
+               pending: str = "gist on its way…") -> str:
     """Pages ``first``..``last`` (inclusive indexes into ``pages``) as one HTML block."""
     out = []
     for i in range(first, min(last, len(pages) - 1) + 1):
@@ -24,19 +25,20 @@ def pages_html(document: Document, pages: list[dict], first: int, last: int) -> 
         if p.get("gist"):
             gist = f'<div class="gme-gist"><span class="gme-tag gist">gist</span>{esc(p["gist"])}</div>'
         else:
-            gist = '<div class="gme-gist pending">gist on its way…</div>'
+            gist = f'<div class="gme-gist pending">{esc(pending)}</div>'
         reason = f" — {esc(p['break_reason'])}" if p.get("break_reason") else ""
         tag = "fallback" if p.get("break_by") == "fallback" else ("offline" if p.get("break_by") == "offline" else "raw")
         out.append(
             f'<div class="gme-page" id="page-{i}"><div class="gme-raw"><span class="gme-tag raw">Page {i}</span>'
             f'{p["words"]} words<br>{raw}</div>{gist}</div>'
             f'<div class="gme-break"><span class="gme-tag {tag}">pause point</span>'
-            f'<b>Page {i} ends here</b> · {esc(who(p.get("break_by", "")))}{reason}</div>'
+            f'<b>Page {i} ends here</b> · {esc(who(p.get("break_by", ""), by))}{reason}</div>'
         )
     return "".join(out)
 
 
-def render_pages(document: Document, pages: list[dict], *, key: str, follow: bool = False, per_view: int = 12) -> None:
+def render_pages(document: Document, pages: list[dict], *, key: str, by: str = "", follow: bool = False,
+                 per_view: int = 12, pending: str = "gist on its way…") -> None:
     """The pages with a range picker for long documents; ``follow`` shows the newest pages."""
     if not pages:
         return
@@ -50,7 +52,7 @@ def render_pages(document: Document, pages: list[dict], *, key: str, follow: boo
         starts = list(range(0, n, per_view))
         first = st.selectbox("Pages", starts, key=key,
                              format_func=lambda s: f"Pages {s}–{min(s + per_view, n) - 1} of {n}")
-    st.html(pages_html(document, pages, first, first + per_view - 1))
+    st.html(pages_html(document, pages, first, first + per_view - 1, by, pending))
 
 
 def pages_chart(pages: list[dict], document_words: int) -> go.Figure:

@@ -16,9 +16,9 @@ def _calls(store: Store, steps: list[dict]) -> dict[int, dict]:
     return {c["id"]: c for c in store.calls(ids=ids)} if ids else {}
 
 
-def _title(n: int, step: dict) -> str:
+def _title(n: int, step: dict, by: str = "") -> str:
     page = f" · page {step['page']}" if step.get("page") is not None else ""
-    return f"{n}. {step['step']}{page} · {who(step['outcome'])} · {step.get('seconds', 0):.2f} s"
+    return f"{n}. {step['step']}{page} · {who(step['outcome'], by)} · {step.get('seconds', 0):.2f} s"
 
 
 def render_step(step: dict, calls: dict[int, dict]) -> None:
@@ -47,31 +47,33 @@ def render_step(step: dict, calls: dict[int, dict]) -> None:
         for note in attempt.get("notes") or []:
             st.caption(f"Parser: {md(note)}")
     st.markdown("**Result**")
-    st.code(json.dumps(step.get("value"), ensure_ascii=False, indent=1, default=str), language="json",
-            wrap_lines=True)
+    value = json.dumps(step.get("value"), ensure_ascii=False, default=str)
+    if len(value) > 100:
+        value = json.dumps(step.get("value"), ensure_ascii=False, indent=1, default=str)
+    st.code(value, language="json", wrap_lines=True)
     if step.get("detail"):
         st.markdown("**Details**")
         st.code(json.dumps(step["detail"], ensure_ascii=False, indent=1, default=str), language="json",
                 wrap_lines=True, height=200)
 
 
-def render_steps(store: Store, steps: list[dict], *, expanded: bool = False) -> None:
+def render_steps(store: Store, steps: list[dict], *, by: str = "", expanded: bool = False) -> None:
     """A short run (a question): each step in its own expander."""
     calls = _calls(store, steps)
     for n, step in enumerate(steps, 1):
-        with st.expander(_title(n, step), expanded=expanded):
+        with st.expander(_title(n, step, by), expanded=expanded):
             render_step(step, calls)
 
 
-def render_step_table(store: Store, steps: list[dict], *, key: str) -> None:
+def render_step_table(store: Store, steps: list[dict], *, key: str, by: str = "") -> None:
     """A long run (a build): a table of steps and one step opened at a time."""
     if not steps:
         st.caption("No steps were recorded.")
         return
     st.dataframe(pd.DataFrame([{
-        "#": n, "step": s["step"], "decided": who(s["outcome"]), "attempts": len(s.get("attempts") or []),
+        "#": n, "step": s["step"], "decided": who(s["outcome"], by), "attempts": len(s.get("attempts") or []),
         "seconds": round(s.get("seconds") or 0, 3), "fallback": s.get("fallback") or "",
     } for n, s in enumerate(steps, 1)]), hide_index=True, width="stretch", height=260, key=f"{key}_table")
     n = st.number_input("Open step #", 1, len(steps), 1, key=f"{key}_pick")
-    st.markdown(f"**{md(_title(n, steps[n - 1]))}**")
+    st.markdown(f"**{md(_title(n, steps[n - 1], by))}**")
     render_step(steps[n - 1], _calls(store, [steps[n - 1]]))

@@ -83,6 +83,13 @@ BREAK_WORDS = {
 }
 
 
-def who(outcome: str) -> str:
-    """How a decision was made, in words."""
+def who(outcome: str, by: str = "") -> str:
+    """How a decision was made, in words; ``by`` names the model (never "the model" for a simulator)."""
+    if by and outcome in ("model", "re-asked"):
+        return f"chosen by {by}" + (" after a re-ask" if outcome == "re-asked" else "")
     return BREAK_WORDS.get(outcome or "", outcome or "not yet")
+
+
+def model_name(engine_label: str) -> str:
+    """"gpt-4o at https://..." -> "gpt-4o"."""
+    return (engine_label or "").split(" at ")[0]

@@ -36,7 +36,7 @@ if questions:
                  on_change=use_sample_question)
 
 st.text_area("Question", key="q_text", height=80)
-st.text_area("Options (one per line; leave empty for a free-form answer)", key="q_options", height=110)
+st.text_area("Options (one per line; leave empty for a free-form answer)", key="q_options", height=130)
 
 methods = st.multiselect("Methods (two or more run side by side)", list(METHODS), default=["readagent-p"],
                          format_func=lambda m: METHODS[m].label, key="q_methods")

@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from components.state import choose_memory, current_document, get_store
-from components.ui import md, who
+from components.ui import md, model_name, who
 from core.export import memory_json, memory_markdown
 from core.memory import load_memory
 from core.readagent import compression_rate
@@ -34,7 +34,7 @@ st.subheader("Pages")
 table = pd.DataFrame([{
     "page": p.index, "words": p.words, "gist words": p.gist_words,
     "compression %": round(compression_rate(p.gist_words, p.words), 1),
-    "pause point": who(p.break_by), "reason": p.break_reason, "gist": p.gist,
+    "pause point": who(p.break_by, model_name(memory.engine_label)), "reason": p.break_reason, "gist": p.gist,
 } for p in memory.pages])
 st.dataframe(table, hide_index=True, width="stretch", key="pages_table")
 

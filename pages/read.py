@@ -3,11 +3,11 @@ import streamlit as st
 
 from components.pages_view import memory_pages, pages_chart, render_pages
 from components.state import choose_memory, current_document, current_engine, engine_settings, get_store, open_document
-from components.ui import legend, md, who
+from components.ui import legend, md, model_name, who
 from core.build import BuildSettings
 from core.documents import load_bytes
 from core.errors import GistError
-from core.jobs import DONE, get_job, start_build
+from core.jobs import DONE, FAILED, RUNNING, STOPPED, get_job, start_build
 from core.memory import load_memory
 from core.presets import PRESETS, choose_preset
 from core.samples import SAMPLES, open_sample
@@ -98,11 +98,13 @@ with st.expander("Pagination settings", expanded=False):
                  format_func=lambda n: "auto (by length)" if n == "auto" else
                  f"{PRESETS[n].label}: {PRESETS[n].min_words}–{PRESETS[n].max_words} words")
     base = choose_preset(st.session_state.get("preset", "auto"), document.words)
-    c1.checkbox("Custom min/max words", key="custom_words")
-    c2.number_input("Min words", 50, 20000, base.min_words, step=50, key="min_words",
-                    disabled=not st.session_state.get("custom_words"))
-    c3.number_input("Max words", 100, 40000, base.max_words, step=50, key="max_words",
-                    disabled=not st.session_state.get("custom_words"))
+    custom = c1.checkbox("Custom min/max words", key="custom_words")
+    if custom:
+        c2.number_input("Min words", 50, 20000, base.min_words, step=50, key="min_words")
+        c3.number_input("Max words", 100, 40000, base.max_words, step=50, key="max_words")
+    else:  # the preset's values, shown but not editable
+        c2.number_input("Min words", value=base.min_words, disabled=True, key=f"min_words_{base.name}")
+        c3.number_input("Max words", value=base.max_words, disabled=True, key=f"max_words_{base.name}")
     c1.checkbox("Chapter headings end pages", True, key="hard_breaks")
     if engine_settings().kind == "openai":
         c2.number_input("Concurrent model calls", 1, 64, 8, key="concurrency")
@@ -113,16 +115,22 @@ if settings.preset.min_words >= settings.preset.max_words:
     st.stop()
 
 job = get_job(st.session_state.get("job_id"))
-running = job is not None and job.snapshot().status == "running"
-b1, b2, _ = st.columns([1, 1, 4])
-label = "Build gist memory" if job is None or job.status == DONE else "Resume build"
-if b1.button(label, type="primary", disabled=running, key="build"):
-    start(document, settings)
-    job = get_job(st.session_state.get("job_id"))
-    running = job is not None
-if running and b2.button("Stop", key="stop"):
+if job is not None and job.document.id != document.id:
+    job = None
+snap = job.snapshot() if job is not None else None
+running = snap is not None and snap.status == RUNNING
+
+
+def stop_build() -> None:
     job.stop()
-    job.wait(10)
+    job.wait(15)
+
+
+b1, b2, _ = st.columns([1, 1, 4])
+label = "Resume build" if snap is not None and snap.status in (STOPPED, FAILED) else "Build gist memory"
+b1.button(label, type="primary", disabled=running, key="build", on_click=start, args=(document, settings))
+if running:
+    b2.button("Stop", key="stop", on_click=stop_build)
 st.caption(f"Engine: {md(engine_settings().label)} · preset {settings.preset.name} "
            f"({settings.preset.min_words}–{settings.preset.max_words} words)")
 
@@ -136,30 +144,27 @@ def live_build(job_id: int) -> None:
     st.progress(min(1.0, snap.words_done / total),
                 text=f"{len(snap.pages)} pages found · {snap.pages_gisted} gisted · "
                      f"{snap.words_done:,} of {snap.total_words:,} words · {snap.seconds:.1f} s")
-    render_pages(job.document, snap.pages, key="live_pages", follow=True)
+    render_pages(job.document, snap.pages, key="live_pages", by=model_name(job.engine_label), follow=True)
     if snap.finished:
-        st.session_state.build_outcome = (snap.status, snap.error, len(snap.pages))
         if snap.status == DONE:
             st.session_state.memory_id = snap.result.memory_id
         st.rerun()
 
 
-if job is not None and job.document.id == document.id and job.snapshot().status == "running":
+if running:
     legend()
     live_build(job.id)
     st.stop()
-
-outcome = st.session_state.pop("build_outcome", None)
-if outcome and outcome[0] != DONE:
-    st.warning(f"{outcome[1]} ({outcome[2]} pages were kept.)")
+if snap is not None and snap.status in (STOPPED, FAILED):
+    st.warning(f"{snap.error} {len(snap.pages)} pages and {snap.pages_gisted} gists are kept.")
 
 # --- the finished memory -------------------------------------------------------------------
 memories = store.memories_for(document.id)
 if not memories:
-    if job is not None and job.document.id == document.id and job.snapshot().pages:
-        snap = job.snapshot()
+    if snap is not None and snap.pages:
         st.subheader(f"Unfinished: {len(snap.pages)} pages so far")
-        render_pages(document, snap.pages, key="partial_pages")
+        render_pages(document, snap.pages, key="partial_pages", by=model_name(job.engine_label),
+                     pending="no gist yet: resume the build")
     else:
         st.info("No gist memory yet. Press **Build gist memory** to paginate and gist this text.")
     st.stop()
@@ -172,7 +177,8 @@ m1.metric("Pages", len(memory.pages))
 m2.metric("Gist words", f"{memory.gist_words:,}")
 m3.metric("Compression rate", f"{memory.compression_rate:.1f}%")
 m4.metric("Fallback breaks", sum(1 for p in memory.pages if p.break_by == "fallback"))
-st.caption(f"Pause points {md(who(memory.pages[0].break_by))} · gists by {md(memory.engine_label)}")
+by = model_name(memory.engine_label)
+st.caption(f"Pause points {md(who(memory.pages[0].break_by, by))} · gists by {md(memory.engine_label)}")
 st.plotly_chart(pages_chart(pages, document.words), width="stretch", key="pages_chart")
 legend()
-render_pages(document, pages, key="memory_pages")
+render_pages(document, pages, key="memory_pages", by=by)

@@ -6,7 +6,7 @@ from components.ask_view import render_ask_result
 from components.pages_view import memory_pages, render_pages
 from components.state import get_store, open_document
 from components.trace_view import render_step_table
-from components.ui import md
+from components.ui import md, model_name
 from core.errors import GistError
 from core.memory import load_memory
 from core.methods import load_ask
@@ -68,7 +68,7 @@ if run.get("error"):
     st.warning(run["error"])
 steps = [s["data"] for s in store.steps(run_id)]
 st.markdown("**Steps** (pagination and gists, in the order they finished)")
-render_step_table(store, steps, key=f"build{run_id}")
+render_step_table(store, steps, key=f"build{run_id}", by=model_name(run.get("engine_label") or ""))
 if run.get("memory_id"):
     try:
         memory = load_memory(store, run["memory_id"], document)
@@ -76,4 +76,4 @@ if run.get("memory_id"):
         memory = None
     if memory is not None and memory.pages:
         st.markdown("**Pages**")
-        render_pages(document, memory_pages(memory), key=f"build_pages{run_id}")
+        render_pages(document, memory_pages(memory), key=f"build_pages{run_id}", by=model_name(memory.engine_label))
