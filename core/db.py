@@ -238,12 +238,12 @@ class Store:
         with self.lock, self.db.conn:
             return self.db["trees"].insert({**fields, "created_at": now()}).last_pk
 
-    def finish_tree(self, tree_id: int, nodes: Iterable[dict], **fields) -> None:
+    def finish_tree(self, tree_id: int, node_rows: Iterable[dict], **fields) -> None:
         """Store every node and mark the tree complete, in one transaction."""
         with self.lock, self.db.conn:
             self.db["tree_nodes"].delete_where("tree_id = ?", [tree_id])
             self.db["tree_nodes"].insert_all(
-                {**n, "tree_id": tree_id, "children": _dumps(list(n["children"]))} for n in nodes)
+                {**n, "tree_id": tree_id, "children": _dumps(list(n["children"]))} for n in node_rows)
             self.db["trees"].update(tree_id, {**fields, "status": "complete", "finished_at": now()})
 
     def update_tree(self, tree_id: int, **fields) -> None:
