@@ -351,19 +351,29 @@ LEAF_COVERAGE = 0.5  # share of the question's content words a segment must cont
 
 def lexical_leaf(question: Question, working_memory: str, text: str) -> tuple[int, Answer | None, dict]:
     """Offline leaf decision: answer (-2) when the segment contains at least half of the
-    question's content words, else go back (-1). The answer is the offline engine's
-    (option by lexical sliding window, or the best-matching sentences)."""
-    q_terms = set(lexical.terms(question.text))
-    found = q_terms & set(lexical.terms(text))
-    coverage = len(found) / len(q_terms) if q_terms else 1.0
-    detail = {"method": f"answer when the segment holds at least {LEAF_COVERAGE:.0%} of the question's words",
-              "coverage": round(coverage, 3), "matched": sorted(found)}
-    if coverage < LEAF_COVERAGE:
-        detail["reason"] = f"the segment holds {coverage:.0%} of the question's words; went back"
+    question's content words, or of one option's, else go back (-1). The answer is the
+    offline engine's (option by lexical sliding window, or the best-matching sentences)."""
+    present = set(lexical.terms(text))
+
+    def coverage(words: str) -> float:
+        wanted = set(lexical.terms(words))
+        return len(wanted & present) / len(wanted) if wanted else 0.0
+
+    q_cover = coverage(question.text) if lexical.terms(question.text) else 1.0
+    o_cover = max((coverage(o) for o in question.options), default=0.0)
+    best = max(q_cover, o_cover)
+    detail = {"method": f"answer when the segment holds at least {LEAF_COVERAGE:.0%} of the words of the "
+                        "question or of one option",
+              "question_coverage": round(q_cover, 3), "best_option_coverage": round(o_cover, 3)}
+    if best < LEAF_COVERAGE:
+        detail["reason"] = (f"the segment holds {q_cover:.0%} of the question's words"
+                            + (f" and at most {o_cover:.0%} of an option's" if question.options else "")
+                            + "; went back")
         return REVERT, None, detail
     context = f"{working_memory}\n{text}" if working_memory else text
     answer, how = choose_option(context, question) if question.is_choice else extract_answer(context, question)
-    detail.update(reason=f"the segment holds {coverage:.0%} of the question's words; answered from it", answer=how)
+    which = "question's" if q_cover >= o_cover else "best option's"
+    detail.update(reason=f"the segment holds {best:.0%} of the {which} words; answered from it", answer=how)
     return COMMIT, answer, detail
 
 
@@ -781,7 +791,7 @@ def navigate(tree: MemoryTree, question: Question, engine: Engine, preset: Prese
             summaries = [tree.node(c).summary for c in shown]
             background = f"Background information: {memory}\n\n" if memory else ""
             prompt = prompts.MEMWALKER_TRIAGE.format(
-                doc_kind=preset.doc_kind, question=question.with_options(), working_memory=background,
+                a_doc_kind=preset.a_doc_kind, question=question.with_options(), working_memory=background,
                 summaries=numbered_summaries(summaries),
                 revert=("If none of the summaries is likely to contain the answer, reply with action -1 "
                         "to go back to the parent node.\n") if can_revert else "",

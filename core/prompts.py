@@ -318,14 +318,14 @@ MEMWALKER_TRIAGE = Prompt(
             "option (-1) at non-root nodes is the paper's |M_t|+1-th action, worded by us; the "
             "background block is the working memory (Sec. 3 'Working memory')"),
     keys={
-        "doc_kind": 'what is being read: "article", "book", "meeting transcript", ...',
+        "a_doc_kind": 'what is being read, with its article: "an article", "a book", "a meeting transcript", ...',
         "question": "the question, with its options (A)-(D) when multiple choice",
         "working_memory": 'the summaries carried along the path as "Background information: ...\n\n", or ""',
         "summaries": "the children's summaries, one per line as 'Summary i: ...'",
         "revert": 'at a non-root node, the sentence offering action -1 (go back to the parent); "" at the root',
         "actions": 'the valid actions as shown in the format line, e.g. "0 / 1 / 2" or "0 / 1 / -1"',
     },
-    text="""The following passage(s) are the summaries of the different parts of a {doc_kind}.
+    text="""The following passage(s) are the summaries of the different parts of {a_doc_kind}.
 To answer the question: {question}
 Which of the following summary is MOST LIKELY to contain information about the answer?
 First provide reasoning to compare the summaries before you make the decision.

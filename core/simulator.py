@@ -174,7 +174,7 @@ def _memwalker_node_summary(prompt: str) -> str:
     return lexical.shorten("\n".join(summaries))
 
 
-@responder("The following passage(s) are the summaries of the different parts of a")
+@responder("The following passage(s) are the summaries of the different parts of")
 def _memwalker_triage(prompt: str) -> str:
     from core.memwalker import lexical_triage
 
