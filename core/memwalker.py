@@ -29,7 +29,7 @@ import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Callable, Sequence
 
 from core import lexical, prompts
@@ -575,8 +575,6 @@ class _TreeBuilder:
 
 
 def _with_parents(nodes: list[TreeNode]) -> tuple[TreeNode, ...]:
-    from dataclasses import replace
-
     parent_of = {child: n.id for n in nodes for child in n.children}
     return tuple(replace(n, parent=parent_of.get(n.id)) for n in nodes)
 
@@ -804,6 +802,8 @@ def navigate(tree: MemoryTree, question: Question, engine: Engine, preset: Prese
 
         trace = decision.trace
         trace.detail.update(node=node.id, level=node.level, shown=shown, working_memory_tokens=memory_tokens)
+        if move is not None:
+            trace.detail["reasoning"] = move.reasoning
         if node.is_leaf:
             trace.page = node.index
         traces.append(trace)

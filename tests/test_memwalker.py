@@ -2,6 +2,7 @@
 import json
 import threading
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -185,8 +186,8 @@ def test_a_stored_tree_reopens_without_model_calls(tmp_path, scripted):
     reopened, result = build_tree(again, document, engine2, TreeSettings(500, 4))
     assert result.reused and result.llm_calls == 0 and backend2.prompts == []
     assert reopened == load_tree(again, tree.tree_id) and reopened.nodes == tree.nodes
-    other, _ = build_tree(again, document, engine2 if False else OfflineEngine(), TreeSettings(500, 3))
-    assert other.tree_id != tree.tree_id  # other settings, another tree
+    other, _ = build_tree(again, document, OfflineEngine(), TreeSettings(500, 4))
+    assert other.tree_id != tree.tree_id  # another engine, another tree
     again.close()
 
 
@@ -330,7 +331,6 @@ def test_the_step_cap_stops_a_walk(scripted):
 
 def test_working_memory_is_truncated_to_its_budget(scripted):
     tree = small_tree()
-    from dataclasses import replace
     long = " ".join(f"word{i}" for i in range(400))
     nodes = list(tree.nodes)
     nodes[5] = replace(nodes[5], summary=long)
