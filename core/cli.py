@@ -202,6 +202,8 @@ def cmd_ask(args) -> int:
     for key, value in result.extra.items():  # method specifics (a path, notes...) at the top level
         payload.setdefault(key, value)
     choice = f"({result.choice}) " if result.choice else ("(unparseable) " if result.options else "")
+    if result.extra.get("answered") is False:  # MemWalker found no leaf to answer from: say so plainly
+        choice = ""
     looked = f"pages looked up: {result.pages_looked_up}" if result.method.startswith("readagent") else ""
     if "path" in result.extra:  # MemWalker: the walk down the memory tree
         looked = (f"path {' > '.join(map(str, result.extra['path']))} | {result.extra['reverts']} reverts | "

@@ -774,11 +774,12 @@ def navigate(tree: MemoryTree, question: Question, engine: Engine, preset: Prese
             shown = [c for c in node.children if c not in gone_back]
             can_revert = node.id != root
             if not shown:
-                trace = StepTrace(step="triage", outcome=RULE, value={"action": REVERT if can_revert else None},
-                                  detail={"node": node.id, "level": node.level,
-                                          "reason": "every child was read and gone back from"})
+                trace = StepTrace(step="triage", outcome=RULE, detail={
+                    "node": node.id, "level": node.level, "reason": "every child was read and gone back from"})
                 traces.append(trace)
                 to = go_back(node) if can_revert else None
+                trace.value = ({"action": REVERT, "move": "revert", "to": to} if can_revert
+                               else {"action": None, "move": NO_ANSWER})
                 visits.append(Visit(node.id, node.level, "triage", "revert" if can_revert else NO_ANSWER, to,
                                     REVERT if can_revert else None, trace.detail["reason"], RULE, [],
                                     memory_tokens))
