@@ -55,6 +55,18 @@ def make_parser() -> argparse.ArgumentParser:
     _method_params(ask)
     _common(ask)
 
+    tree = sub.add_parser("tree", help="build (or reuse) a document's MemWalker memory tree")
+    tree.add_argument("doc_id", help="document id (or a unique prefix) from `build` or `docs`")
+    tree.add_argument("--segment-tokens", type=int, default=1000, metavar="N",
+                      help="tokens per segment (leaf), paragraph-aligned (default 1000, as the paper)")
+    tree.add_argument("--max-children", type=int, default=8, metavar="N",
+                      help="the most children per node (default 8, as the paper)")
+    tree.add_argument("--memory", type=int, metavar="ID",
+                      help="build on this gist memory's pages (pages as leaves, gists as leaf summaries)")
+    tree.add_argument("--concurrency", type=int, default=8, help="model calls at once (default 8)")
+    tree.add_argument("--rebuild", action="store_true", help="build again even if this tree exists")
+    _common(tree)
+
     sim = sub.add_parser("simulate-llm", help="run the simulated OpenAI-compatible server (for tests and demos)")
     sim.add_argument("--port", type=int, default=8765)
     sim.add_argument("--host", default="127.0.0.1")
@@ -67,7 +79,7 @@ def make_parser() -> argparse.ArgumentParser:
     docs = sub.add_parser("docs", help="list documents and their gist memories")
     _common(docs, engine=False)
     runs = sub.add_parser("runs", help="list builds and questions, newest first")
-    runs.add_argument("--kind", choices=["build", "ask", "eval"])
+    runs.add_argument("--kind", choices=["build", "tree", "ask", "eval"])
     _common(runs, engine=False)
     show = sub.add_parser("show", help="show a run's trace: every step, prompt and reply")
     show.add_argument("run_id", type=int)
@@ -190,7 +202,12 @@ def cmd_ask(args) -> int:
     for key, value in result.extra.items():  # method specifics (a path, notes...) at the top level
         payload.setdefault(key, value)
     choice = f"({result.choice}) " if result.choice else ("(unparseable) " if result.options else "")
+    if result.extra.get("answered") is False:  # MemWalker found no leaf to answer from: say so plainly
+        choice = ""
     looked = f"pages looked up: {result.pages_looked_up}" if result.method.startswith("readagent") else ""
+    if "path" in result.extra:  # MemWalker: the walk down the memory tree
+        looked = (f"path {' > '.join(map(str, result.extra['path']))} | {result.extra['reverts']} reverts | "
+                  f"{'answered' if result.extra['answered'] else 'no answer'}")
     text = (f"{choice}{result.answer}\n"
             f"{result.method_label} | {result.engine_label} | {looked + ' | ' if looked else ''}"
             f"compression {result.compression_rate:.1f}% ({result.words_in_context:,} of "
@@ -198,6 +215,73 @@ def cmd_ask(args) -> int:
             f"Trace: python -m core show {result.run_id}")
     _emit(args, payload, text)
     return 0
+
+
+TREE_OFFLINE_NOTE = ("Engine: offline (no LLM) - summaries are extractive and the walk is decided by lexical "
+                     "rules, not a model. Use --engine openai --model M [--base-url URL] for a model.")
+
+
+def cmd_tree(args) -> int:
+    from core.memory import load_memory
+    from core.memwalker import TreeSettings, build_tree
+
+    store = _store(args)
+    document = store.get_document(args.doc_id)
+    engine = _engine(args, store)
+    if not engine.is_llm:
+        print(TREE_OFFLINE_NOTE, file=sys.stderr)
+    memory = load_memory(store, args.memory, document) if args.memory else None
+    if memory is not None and memory.doc_id != document.id:
+        raise GistError(f"Gist memory {args.memory} belongs to another document; list them with `python -m core docs`.")
+    bar = _LevelBar()
+    try:
+        tree, r = build_tree(store, document, engine, TreeSettings(args.segment_tokens, args.max_children),
+                             memory=memory, concurrency=max(1, args.concurrency), progress=bar, rebuild=args.rebuild)
+    finally:
+        bar.close()
+    top = len(r.levels)
+    lines = [f"{r.title} ({r.doc_id}): memory tree {r.tree_id}, {r.tokens:,} tokens of text"]
+    for level in reversed(r.levels):
+        n, what = level["nodes"], ("root" if level["level"] == top else "leaves" if level["level"] == 1 else "")
+        unit = ("pages of gist memory " + str(r.memory_id) if r.origin == "pages" else
+                f"segments of up to {r.segment_tokens} tokens") if level["level"] == 1 else "nodes"
+        lines.append(f"  level {level['level']}{f' ({what})' if what else ''}: {n} {unit if n != 1 else unit.rstrip('s')}")
+    lines.append(f"engine: {r.engine_label} | {r.nodes} nodes, at most {r.max_children} children each | "
+                 f"{r.llm_calls} model calls ({r.cached_calls} from cache) | {r.fallback_summaries} fallback summaries | "
+                 f"{r.seconds:.2f} s{' | already built, reused' if r.reused else ''}")
+    settings = (f" --memory {r.memory_id}" if r.memory_id else
+                (f" --segment-tokens {r.segment_tokens}" if r.segment_tokens != 1000 else ""))
+    settings += f" --max-children {r.max_children}" if r.max_children != 8 else ""
+    lines.append(f'Ask it: python -m core ask {r.doc_id} "Your question?" --method memwalker{settings}')
+    _emit(args, r.as_json(), "\n".join(lines))
+    return 0
+
+
+class _LevelBar:
+    """A progress bar per tree level on stderr when it is a terminal."""
+
+    def __init__(self):
+        self.bar = None
+        self.level = None
+        self.enabled = sys.stderr.isatty()
+
+    def __call__(self, event) -> None:
+        if not self.enabled:
+            return
+        from tqdm import tqdm
+
+        if event.level != self.level:
+            self.close()
+            self.level = event.level
+            self.bar = tqdm(total=event.total, unit="summary", file=sys.stderr,
+                            desc="leaf summaries" if event.level == 1 else f"level {event.level}")
+        self.bar.n = event.done
+        self.bar.refresh()
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
 
 def cmd_simulate(args) -> int:
@@ -278,7 +362,7 @@ def cmd_methods(args) -> int:
     return 0
 
 
-COMMANDS = {"build": cmd_build, "ask": cmd_ask, "simulate-llm": cmd_simulate, "docs": cmd_docs,
+COMMANDS = {"build": cmd_build, "tree": cmd_tree, "ask": cmd_ask, "simulate-llm": cmd_simulate, "docs": cmd_docs,
             "runs": cmd_runs, "show": cmd_show, "methods": cmd_methods}
 
 

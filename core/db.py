@@ -79,6 +79,25 @@ def m001_initial(db: sqlite_utils.Database) -> None:
     db["llm_calls"].create_index(["run_id"])
 
 
+@migration
+def m002_memwalker_trees(db: sqlite_utils.Database) -> None:
+    """MemWalker memory trees: one row per tree, one per node. Leaves keep their raw segment."""
+    db["trees"].create(
+        {"id": int, "doc_id": str, "memory_id": int, "origin": str, "engine": str, "engine_label": str,
+         "model": str, "segment_tokens": int, "max_children": int, "settings": str, "settings_key": str,
+         "status": str, "nodes": int, "leaves": int, "levels": int, "tokens": int, "run_id": int,
+         "created_at": str, "finished_at": str},
+        pk="id", foreign_keys=[("doc_id", "documents", "id")],
+    )
+    db["trees"].create_index(["doc_id", "settings_key"])
+    db["tree_nodes"].create(
+        {"tree_id": int, "node": int, "level": int, "idx": int, "parent": int, "children": str,
+         "start": int, "end": int, "text": str, "tokens": int, "summary": str, "summary_tokens": int,
+         "summary_by": str},
+        pk=("tree_id", "node"), foreign_keys=[("tree_id", "trees", "id")],
+    )
+
+
 def now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
 
@@ -195,6 +214,46 @@ class Store:
     def page_rows(self, memory_id: int) -> list[dict]:
         with self.lock:
             return list(self.db["pages"].rows_where("memory_id = ?", [memory_id], order_by="start"))
+
+    # -- MemWalker memory trees ---------------------------------------------------------------
+    def find_tree(self, doc_id: str, settings_key: str) -> dict | None:
+        with self.lock:
+            rows = list(self.db["trees"].rows_where("doc_id = ? and settings_key = ? and status = 'complete'",
+                                                    [doc_id, settings_key], order_by="id desc", limit=1))
+        return rows[0] if rows else None
+
+    def trees_for(self, doc_id: str) -> list[dict]:
+        with self.lock:
+            return list(self.db["trees"].rows_where("doc_id = ? and status = 'complete'", [doc_id],
+                                                    order_by="id desc"))
+
+    def get_tree_row(self, tree_id: int) -> dict:
+        with self.lock:
+            try:
+                return self.db["trees"].get(tree_id)
+            except sqlite_utils.db.NotFoundError:
+                raise NotFound(f"No memory tree {tree_id}. Build one with `python -m core tree DOC_ID`.") from None
+
+    def create_tree(self, **fields) -> int:
+        with self.lock, self.db.conn:
+            return self.db["trees"].insert({**fields, "created_at": now()}).last_pk
+
+    def finish_tree(self, tree_id: int, node_rows: Iterable[dict], **fields) -> None:
+        """Store every node and mark the tree complete, in one transaction."""
+        with self.lock, self.db.conn:
+            self.db["tree_nodes"].delete_where("tree_id = ?", [tree_id])
+            self.db["tree_nodes"].insert_all(
+                {**n, "tree_id": tree_id, "children": _dumps(list(n["children"]))} for n in node_rows)
+            self.db["trees"].update(tree_id, {**fields, "status": "complete", "finished_at": now()})
+
+    def update_tree(self, tree_id: int, **fields) -> None:
+        with self.lock, self.db.conn:
+            self.db["trees"].update(tree_id, fields)
+
+    def tree_node_rows(self, tree_id: int) -> list[dict]:
+        with self.lock:
+            rows = list(self.db["tree_nodes"].rows_where("tree_id = ?", [tree_id], order_by="node"))
+        return [{**r, "children": loads(r["children"], [])} for r in rows]
 
     # -- runs and steps -----------------------------------------------------------------------
     def create_run(self, kind: str, **fields) -> int:

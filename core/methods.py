@@ -179,3 +179,7 @@ def load_ask(store: Store, run_id: int) -> AskResult:
     if run["kind"] != "ask" or not run["result"]:
         raise GistError(f"Run {run_id} is a {run['kind']} run ({run['status']}), not a finished question.")
     return AskResult(**{**run["result"], "steps": [s["data"] for s in store.steps(run_id)]})
+
+
+# Methods in their own modules (they register themselves on import).
+import core.memwalker  # noqa: E402,F401

@@ -282,6 +282,93 @@ That reply could not be used: {problem}. Please answer again, exactly in the for
 )
 
 
+# --- MemWalker (Chen et al., "Walking Down the Memory Maze") ---------------------------------
+# The paper prints its navigation prompts in Table 1 (triage, leaf); its summarisation prompts
+# are in App. A.1, which our copy of the paper does not reproduce, so those two are ours.
+
+MEMWALKER_SUMMARY_LEAF = Prompt(
+    name="memwalker-summary-leaf",
+    source="Ours, in the spirit of MemWalker Sec. 3 'Memory tree construction' (App. A.1 not in our copy)",
+    keys={"text": "one segment of the text (about segment_tokens tokens), paragraphs separated by newlines"},
+    text="""Summarize the following part of a longer text.
+Keep the people, places, events and facts it mentions, in the order they appear.
+Just give me the summary. DO NOT explain your reason.
+
+Text:
+{text}
+""",
+)
+
+MEMWALKER_SUMMARY_PARENT = Prompt(
+    name="memwalker-summary-parent",
+    source="Ours, in the spirit of MemWalker Sec. 3: a parent node summarises its children's summaries",
+    keys={"summaries": "the children's summaries in text order, one per line as 'Summary i: ...'"},
+    text="""The following are summaries of consecutive parts of a longer text.
+Combine them into one summary of the whole part, keeping the people, places, events and facts that matter most.
+Just give me the combined summary. DO NOT explain your reason.
+
+Summaries:
+{summaries}
+""",
+)
+
+MEMWALKER_TRIAGE = Prompt(
+    name="memwalker-triage",
+    source=("MemWalker paper, Table 1 triage prompt (Sec. 3 'Navigational prompt design'); the revert "
+            "option (-1) at non-root nodes is the paper's |M_t|+1-th action, worded by us; the "
+            "background block is the working memory (Sec. 3 'Working memory')"),
+    keys={
+        "a_doc_kind": 'what is being read, with its article: "an article", "a book", "a meeting transcript", ...',
+        "question": "the question, with its options (A)-(D) when multiple choice",
+        "working_memory": 'the summaries carried along the path as "Background information: ...\n\n", or ""',
+        "summaries": "the children's summaries, one per line as 'Summary i: ...'",
+        "revert": 'at a non-root node, the sentence offering action -1 (go back to the parent); "" at the root',
+        "actions": 'the valid actions as shown in the format line, e.g. "0 / 1 / 2" or "0 / 1 / -1"',
+    },
+    text="""The following passage(s) are the summaries of the different parts of {a_doc_kind}.
+To answer the question: {question}
+Which of the following summary is MOST LIKELY to contain information about the answer?
+First provide reasoning to compare the summaries before you make the decision.
+
+{working_memory}{summaries}
+
+{revert}Reply with the passage number as your action.
+You MUST choose one summary number and you should reply with the following format:
+#####
+Reasoning: ...
+Action: {actions}
+#####
+""",
+)
+
+MEMWALKER_LEAF = Prompt(
+    name="memwalker-leaf",
+    source="MemWalker paper, Table 1 leaf prompt (Sec. 3); working memory in place of [WORKING_MEMORY]",
+    keys={
+        "working_memory": 'the summaries carried along the path as "Background information: ...\n", or ""',
+        "text": "the leaf's raw segment",
+        "question": "the question, with its options (A)-(D) when multiple choice",
+        "answer_format": '"(A) ..." for a multiple choice question, "..." otherwise',
+    },
+    text="""Read the text in triple quotes and answer a question:
+\"\"\"
+{working_memory}Main text: {text}
+\"\"\"
+
+{question}
+If the answer CANNOT be inferred from the text above, reply with action -1.
+If the answer CAN be inferred from the text above, reply with action -2, and also provide your reasoning, and the final answer.
+You are ONLY allowed to reply with action -2 or -1.
+Your should reply with the following format:
+#####
+Reasoning: ...
+Action: -2 or -1
+Answer: {answer_format}
+#####
+""",
+)
+
+
 def option_letters(n: int) -> str:
     return "ABCDEFGHIJ"[:n]
 
@@ -296,4 +383,5 @@ ALL = [
     LOOKUP_PARALLEL, LOOKUP_PARALLEL_RANKED, LOOKUP_SEQUENTIAL,
     ANSWER_CHOICE, ANSWER_FREEFORM,
     REASK,
+    MEMWALKER_SUMMARY_LEAF, MEMWALKER_SUMMARY_PARENT, MEMWALKER_TRIAGE, MEMWALKER_LEAF,
 ]

@@ -160,6 +160,47 @@ def _answer_free(prompt: str) -> str:
     return answer.text or "The text does not say."
 
 
+# MemWalker: summaries by extraction, triage by BM25, leaf decisions by word coverage
+# (the offline engine's rules, in the formats the paper's prompts ask for).
+
+@responder("Summarize the following part of a longer text.")
+def _memwalker_leaf_summary(prompt: str) -> str:
+    return lexical.shorten(_between(prompt, "\nText:\n").strip())
+
+
+@responder("The following are summaries of consecutive parts of a longer text.")
+def _memwalker_node_summary(prompt: str) -> str:
+    summaries = re.findall(r"(?m)^Summary \d+: (.*)$", _between(prompt, "\nSummaries:\n"))
+    return lexical.shorten("\n".join(summaries))
+
+
+@responder("The following passage(s) are the summaries of the different parts of")
+def _memwalker_triage(prompt: str) -> str:
+    from core.memwalker import lexical_triage
+
+    question = _between(prompt, "To answer the question: ", "\nWhich of the following summary is MOST LIKELY")
+    listed = _between(prompt, "before you make the decision.\n", "Reply with the passage number as your action.")
+    summaries = re.findall(r"(?m)^Summary \d+: (.*)$", listed)
+    action, detail = lexical_triage(question, summaries, "reply with action -1 to go back" in prompt)
+    return f"Reasoning: {detail['reason']}.\nAction: {action}"
+
+
+@responder("Read the text in triple quotes and answer a question:")
+def _memwalker_leaf(prompt: str) -> str:
+    from core.memwalker import COMMIT, lexical_leaf
+
+    close = prompt.rfind('\n"""\n\n')
+    inner = prompt[prompt.find('"""\n') + 4:close]
+    memory = _between(inner, "Background information: ", "\nMain text: ") if inner.startswith("Background") else ""
+    text = _between(inner, "Main text: ")
+    question = _question_from(prompt[close + 6:prompt.rfind("\nIf the answer CANNOT be inferred")])
+    action, answer, detail = lexical_leaf(question, memory, text)
+    if action != COMMIT:
+        return f"Reasoning: {detail['reason']}.\nAction: -1"
+    said = re.sub(r"^Answer:\s*", "", answer.text) or "The text does not say."
+    return f"Reasoning: {detail['reason']}.\nAction: -2\nAnswer: {said}"
+
+
 _MALFORMED = [
     "",
     "I'm sorry, but I can't help with that request.",
