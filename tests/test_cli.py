@@ -66,6 +66,7 @@ def test_build_and_ask_through_an_openai_compatible_server(tmp_path):
     ("missing file", ["build", "no/such/file.txt"], "No file at"),
     ("empty file", ["build", "{empty}"], "is empty"),
     ("binary file", ["build", "{binary}"], "not text"),
+    ("corrupt pdf", ["build", "{corrupt}"], "not a readable PDF"),
     ("no model", ["build", "{book}", "--engine", "openai"], "No model configured"),
     ("no key for OpenAI", ["build", "{book}", "--engine", "openai", "--model", "gpt-4o-mini"], "OPENAI_API_KEY"),
     ("unreachable server", ["build", "{book}", "--engine", "openai", "--model", "m", "--base-url",
@@ -77,8 +78,10 @@ def test_build_and_ask_through_an_openai_compatible_server(tmp_path):
 def test_errors_are_one_clear_sentence(tmp_path, case, args, message):
     empty = tmp_path / "empty.txt"
     empty.write_text("")
-    binary = tmp_path / "scan.pdf"
+    binary = tmp_path / "scan.dat"
     binary.write_bytes(b"%PDF-1.4\n\x00\x01binary")
+    corrupt = tmp_path / "scan.pdf"
+    corrupt.write_bytes(b"%PDF-1.4\n\x00\x01binary")
     db = tmp_path / "e.db"
     doc = ""
     if "{doc}" in args:
@@ -90,7 +93,7 @@ def test_errors_are_one_clear_sentence(tmp_path, case, args, message):
         store.save_document(document)
         store.close()
         doc = document.id
-    args = [a.format(empty=empty, binary=binary, book=book("off_course"), doc=doc) for a in args]
+    args = [a.format(empty=empty, binary=binary, corrupt=corrupt, book=book("off_course"), doc=doc) for a in args]
     proc = run(*args, db=db)
     assert proc.returncode == 1, (case, proc.stdout, proc.stderr)
     errors = [line for line in proc.stderr.splitlines() if line.startswith("Error: ")]
