@@ -10,6 +10,7 @@ navigation = st.navigation([
     st.Page("pages/read.py", title="Read", icon=":material/menu_book:", default=True),
     st.Page("pages/memory.py", title="Gist memory", icon=":material/notes:"),
     st.Page("pages/ask.py", title="Ask", icon=":material/quiz:"),
+    st.Page("pages/tree.py", title="Memory tree", icon=":material/account_tree:"),
     st.Page("pages/runs.py", title="Runs", icon=":material/history:"),
 ])
 inject_css()

@@ -41,6 +41,30 @@ def context_html(context: str, expanded: list[int]) -> str:
     return "".join(out)
 
 
+def render_walk(store: Store, result: AskResult) -> None:
+    """MemWalker: the path walked, drawn on its tree, and each step with the model's reasoning."""
+    import pandas as pd
+
+    from components.tree_view import node_label, tree_graph_html
+    from core.memwalker import load_tree
+
+    extra = result.extra
+    tree = load_tree(store, extra["tree"]["tree_id"])
+    visits = extra.get("trajectory") or []
+    st.session_state.tree_walk = {"tree_id": tree.tree_id, "trajectory": visits, "question": result.question}
+    outcome = "answered" if extra.get("answered") else "no answer"
+    strayed = " · strayed and recovered" if extra.get("strayed_and_recovered") else (
+        " · strayed" if extra.get("strayed") else "")
+    st.markdown(f"**Path walked**: {len(visits)} steps · {extra.get('reverts', 0)} reverts · {outcome}{strayed} · "
+                f"{100 * extra.get('share_read', 0):.0f}% of the text read")
+    st.iframe(tree_graph_html(tree, visits=visits, levels=None if len(tree.nodes) <= 80 else 2, height=420),
+              height=460)
+    st.dataframe(pd.DataFrame([{
+        "#": n, "node": node_label(tree, v["node"]), "shown": v["kind"], "move": v["move"],
+        "to": node_label(tree, v["to"]) if v.get("to") is not None else "", "reasoning": v.get("reasoning", ""),
+    } for n, v in enumerate(visits, 1)]), hide_index=True, width="stretch")
+
+
 def answer_line(result: AskResult) -> str:
     if result.options and result.choice:
         idx = "ABCDEFGHIJ".index(result.choice)
@@ -71,7 +95,9 @@ def render_ask_result(store: Store, result: AskResult, *, n_pages: int | None, g
     c3.metric("Pages re-read", len(result.pages_looked_up))
     c4.metric("Model calls", result.llm_calls, help=f"{result.cached_calls} replayed from the cache; "
               f"{result.input_tokens:,} input and {result.output_tokens:,} output tokens")
-    if n_pages:
+    if result.method == "memwalker":
+        render_walk(store, result)
+    elif n_pages:
         order = "in look-up order" if result.method == "readagent-s" else "numbered in the order chosen"
         st.markdown(f"**Pages re-read** ({order})")
         st.html(page_strip_html(n_pages, result.pages_looked_up))

@@ -47,7 +47,8 @@ for name in methods:
         cols = st.columns(len(spec.params) + 2)
         for col, p in zip(cols, spec.params):
             params.setdefault(name, {})[p.name] = col.number_input(
-                f"{spec.label}: {p.name.replace('_', ' ')}", 1, 100, int(p.default), help=p.help,
+                f"{spec.label}: {p.name.replace('_', ' ')}", 1, max(100, 10 * int(p.default)), int(p.default),
+                help=p.help,
                 key=f"param_{name}_{p.name}")
 
 memory_id = None

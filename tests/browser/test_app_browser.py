@@ -175,9 +175,13 @@ def test_a_hostile_document_renders_as_text(page, app_server, shot, tmp_path):
     expect(page.locator(".gme-raw").first).to_contain_text("<img src=x onerror=\"alert(0)\">")
     expect(page.get_by_role("heading", name="Chapter <script>alert('title')</script>")).to_be_visible()
     assert page.locator(".gme-raw img").count() == 0 and page.locator(".gme-gist script").count() == 0
-    page.wait_for_timeout(500)
-    assert dialogs == []
     shot(page, "09_read_hostile_document_escaped")
+    nav(page, "Memory tree")
+    page.get_by_role("button", name="Build or open tree").click()
+    expect(page.frame_locator("iframe").first.locator("canvas").first).to_be_visible(timeout=30_000)
+    page.frame_locator("iframe").first.locator("canvas").first.hover()
+    page.wait_for_timeout(800)
+    assert dialogs == []
 
 
 def test_two_sessions_do_not_see_each_other(browser, app_server, shot):
@@ -193,3 +197,34 @@ def test_two_sessions_do_not_see_each_other(browser, app_server, shot):
     expect(second.get_by_text(re.compile(r"^Alice’s Adventures in Wonderland · \d+ pages"))).to_be_visible()
     first.close()
     second.close()
+
+
+def add_method(page: Page, label: str) -> None:
+    page.get_by_test_id("stMultiSelect").first.click()
+    page.get_by_role("option", name=label, exact=True).click()
+    page.keyboard.press("Escape")
+
+
+def test_memory_tree_and_a_memwalker_walk_beside_readagent(page, app_server, shot):
+    open_off_course(page, app_server)
+    nav(page, "Memory tree")
+    page.get_by_role("button", name="Build or open tree").click()
+    expect(page.get_by_text(re.compile(r"Levels \(leaves first\)"))).to_be_visible(timeout=30_000)
+    graph = page.frame_locator("iframe").first
+    expect(graph.locator("canvas").first).to_be_visible(timeout=20_000)
+    shot(page, "10_memory_tree")
+    page.get_by_text("Sunburst", exact=True).click()
+    expect(page.locator(".js-plotly-plot .sunburstlayer").first).to_be_visible(timeout=20_000)
+
+    nav(page, "Ask")
+    pick(page, "A question from the data", PAPER_QUESTION)
+    add_method(page, "MemWalker")
+    page.get_by_role("button", name="Run", exact=True).click()
+    expect(page.get_by_text(re.compile(r"Path walked"))).to_be_visible(timeout=60_000)
+    expect(page.get_by_role("heading", name="MemWalker")).to_be_visible()
+    expect(page.get_by_role("heading", name="ReadAgent-P")).to_be_visible()
+    expect(page.frame_locator("iframe").first.locator("canvas").first).to_be_visible(timeout=20_000)
+    shot(page, "11_ask_readagent_and_memwalker_side_by_side")
+
+    nav(page, "Memory tree")
+    expect(page.get_by_text(re.compile("Showing the walk for"))).to_be_visible()

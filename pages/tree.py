@@ -1,0 +1,95 @@
+"""Tree: MemWalker's memory tree of summaries, as a graph or a sunburst, with the last walk on it."""
+import streamlit as st
+
+from components.state import current_document, current_engine, engine_settings, get_store
+from components.tree_view import node_label, tree_graph_html, tree_sunburst
+from components.ui import md
+from core.errors import GistError
+from core.memory import load_memory
+from core.memwalker import TreeSettings, build_tree, load_tree
+
+store = get_store()
+st.title("Memory tree")
+st.caption("MemWalker (Chen et al. 2023) reads differently from ReadAgent: it cuts the text into segments, "
+           "summarises them, summarises the summaries up to one root, then walks down from the root to "
+           "answer, going back when a branch does not help.")
+document = current_document(store)
+if document is None:
+    st.info("Open a document on the **Read** page first.")
+    st.stop()
+
+trees = store.trees_for(document.id)
+with st.expander("Build a tree", expanded=not trees):
+    c1, c2, c3 = st.columns(3)
+    segment_tokens = c1.number_input("Tokens per segment", 100, 8000, 1000, step=100, key="tree_segment_tokens",
+                                     help="The paper uses 1000 (QuALITY, SummScreenFD) and 1200 (GovReport).")
+    max_children = c2.number_input("Most children per node", 2, 16, 8, key="tree_max_children",
+                                   help="The paper uses 8 (QuALITY, GovReport) and 5 (SummScreenFD).")
+    memories = store.memories_for(document.id)
+    on_pages = c3.checkbox("Use a gist memory's pages as leaves", key="tree_on_pages", disabled=not memories,
+                           help="Pages become leaves and gists their summaries, so both methods share one pagination.")
+    st.caption(f"Summaries by {md(engine_settings().label)}.")
+    if st.button("Build or open tree", type="primary", key="build_tree"):
+        try:
+            engine = current_engine(store)
+            memory = None
+            if on_pages and memories:
+                memory = load_memory(store, st.session_state.get("memory_id") or memories[0]["id"], document)
+            with st.spinner("Summarising, level by level…"):
+                tree, built = build_tree(store, document, engine, TreeSettings(int(segment_tokens), int(max_children)),
+                                         memory=memory)
+        except GistError as exc:
+            st.error(str(exc))
+        else:
+            st.session_state.tree_id = tree.tree_id
+            st.success(("Reopened the stored tree: no model calls." if built.reused else
+                        f"Built in {built.seconds:.1f} s with {built.llm_calls} model calls.")
+                       + f" Levels (leaves first): {' / '.join(str(c) for c in tree.level_counts())}.")
+            trees = store.trees_for(document.id)
+
+if not trees:
+    st.info("No tree yet for this document. Build one above; with the offline engine it takes a moment.")
+    st.stop()
+
+ids = [t["id"] for t in trees]
+if st.session_state.get("tree_id") not in ids:
+    st.session_state.tree_id = ids[0]
+labels = {t["id"]: f"{t['engine_label']} · {t['origin']} · {t['segment_tokens'] or 'pages'} tokens · "
+                   f"≤{t['max_children']} children" for t in trees}
+tree_id = st.selectbox("Tree", ids, index=ids.index(st.session_state.tree_id), format_func=labels.get,
+                       key="tree_pick")
+st.session_state.tree_id = tree_id
+tree = load_tree(store, tree_id, document)
+
+walk = st.session_state.get("tree_walk")
+visits = walk["trajectory"] if walk and walk.get("tree_id") == tree.tree_id else None
+counts = tree.level_counts()
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("Nodes", len(tree.nodes))
+m2.metric("Leaves", counts[0])
+m3.metric("Levels", len(counts))
+m4.metric("Leaf tokens", f"{tree.tokens:,}")
+if visits:
+    st.caption(f"Showing the walk for “{md(walk['question'])}”: visited nodes are green and numbered in order, "
+               "reverts are red dashed arrows, the leaf answered from has a dark border.")
+
+view = st.radio("View", ["Graph", "Sunburst"], horizontal=True, key="tree_view",
+                help="The sunburst keeps very large trees readable.")
+if view == "Graph":
+    levels = None
+    if len(tree.nodes) > 80:
+        levels = st.slider("Levels below the root to draw", 1, len(counts) - 1, min(2, len(counts) - 1),
+                           key="tree_levels", help="Large trees: draw the top levels only, or use the sunburst.")
+    st.iframe(tree_graph_html(tree, visits=visits, levels=levels), height=600)
+else:
+    st.plotly_chart(tree_sunburst(tree, {v["node"] for v in visits or []}), width="stretch", key="tree_sunburst")
+
+st.subheader("Read a node")
+node_id = st.selectbox("Node", [n.id for n in reversed(tree.nodes)], format_func=lambda i: node_label(tree, i),
+                       key="tree_node")
+node = tree.node(node_id)
+st.markdown(f"**Summary** ({md(node.summary_by)})")
+st.text(node.summary)
+if node.is_leaf:
+    st.markdown("**Raw segment**")
+    st.text(node.text)
