@@ -67,6 +67,23 @@ def make_parser() -> argparse.ArgumentParser:
     tree.add_argument("--rebuild", action="store_true", help="build again even if this tree exists")
     _common(tree)
 
+    ev = sub.add_parser("eval", help="run methods over a dataset and print the paper's table",
+                        description="Run methods over a dataset; every result is stored, and the table is shaped "
+                                    "like the paper's. Generic JSONL (--dataset jsonl): one document per line, "
+                                    '{"title", "text", "questions": [{"question", "options", "gold"} or '
+                                    '{"question", "answers"}]}.')
+    ev.add_argument("--dataset", required=True, choices=["quality", "qmsum", "narrativeqa", "jsonl"])
+    ev.add_argument("--path", help="the dataset file (default: the bundled sample of --dataset)")
+    ev.add_argument("--methods", default="readagent-p,gistmem", help="comma-separated (see `methods`)")
+    ev.add_argument("--limit-docs", type=int, metavar="N", help="only the first N documents")
+    ev.add_argument("--runs", type=int, default=1, help="repeat N times for mean and standard deviation")
+    ev.add_argument("--concurrency", type=int, default=4, help="questions at once (default 4)")
+    ev.add_argument("--preset", default="auto", help="pagination preset for the gist memories (default auto)")
+    ev.add_argument("--resume", type=int, metavar="EVAL_ID", help="finish an interrupted evaluation")
+    ev.add_argument("--out", help="write every result to this CSV file")
+    _method_params(ev)
+    _common(ev)
+
     sim = sub.add_parser("simulate-llm", help="run the simulated OpenAI-compatible server (for tests and demos)")
     sim.add_argument("--port", type=int, default=8765)
     sim.add_argument("--host", default="127.0.0.1")
@@ -349,6 +366,54 @@ def cmd_show(args) -> int:
     return 0
 
 
+def cmd_eval(args) -> int:
+    from core.datasets import load_dataset
+    from core.evaluate import evaluate, format_table, results_csv, summarize
+    from core.methods import METHODS, get_method
+
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    for m in methods:
+        get_method(m)
+    docs = load_dataset(args.dataset, args.path, limit_docs=args.limit_docs)
+    store = _store(args)
+    engine = _engine(args, store)
+    if not engine.is_llm:
+        print(OFFLINE_NOTE, file=sys.stderr)
+    given = _params(args)
+    params = {m: {p.name: given[p.name] for p in METHODS[m].params if p.name in given} for m in methods}
+    bar = None
+    if sys.stderr.isatty():
+        from tqdm import tqdm
+
+        bar = tqdm(total=0, unit="answer", file=sys.stderr, desc="evaluating")
+
+    def progress(p):
+        if bar is not None and p.stage != "building":
+            bar.total, bar.n = p.total, p.done
+            bar.refresh()
+
+    try:
+        eval_id = evaluate(store, engine, docs, methods, dataset=args.dataset, path=args.path or "", runs=args.runs,
+                           concurrency=max(1, args.concurrency), params=params,
+                           preset=None if args.preset == "auto" else args.preset, progress=progress,
+                           resume=args.resume)
+    finally:
+        if bar is not None:
+            bar.close()
+    summary = summarize(store, eval_id)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8", newline="") as f:
+            f.write(results_csv(store.eval_results(eval_id)))
+    label = "offline engine (no LLM)" if not engine.is_llm else engine.label
+    text = (f"{args.dataset}: {len(docs)} documents, {sum(len(d.questions) for d in docs)} questions, "
+            f"{args.runs} run(s) | {label} | evaluation {eval_id}\n{format_table(summary)}"
+            + (f"\nResults: {args.out}" if args.out else ""))
+    if args.json:
+        print(text, file=sys.stderr)
+    _emit(args, {"results": summary, "run_id": eval_id, "engine": engine.key, "offline": not engine.is_llm}, text)
+    return 0
+
+
 def cmd_methods(args) -> int:
     from core.methods import METHODS
 
@@ -362,7 +427,7 @@ def cmd_methods(args) -> int:
     return 0
 
 
-COMMANDS = {"build": cmd_build, "tree": cmd_tree, "ask": cmd_ask, "simulate-llm": cmd_simulate, "docs": cmd_docs,
+COMMANDS = {"build": cmd_build, "tree": cmd_tree, "ask": cmd_ask, "eval": cmd_eval, "simulate-llm": cmd_simulate, "docs": cmd_docs,
             "runs": cmd_runs, "show": cmd_show, "methods": cmd_methods}
 
 

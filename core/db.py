@@ -98,6 +98,26 @@ def m002_memwalker_trees(db: sqlite_utils.Database) -> None:
     )
 
 
+@migration
+def m004_evaluation(db: sqlite_utils.Database) -> None:
+    """Evaluation results (one row per question, method and run) and annotators' labels."""
+    db["eval_results"].create(
+        {"id": int, "eval_id": int, "run_index": int, "doc_id": str, "question_id": str, "method": str,
+         "ask_run_id": int, "question": str, "options": str, "gold": str, "references_": str, "answer": str,
+         "choice": str, "correct": int, "rating": str, "rouge1": float, "rouge2": float, "rougeL": float,
+         "compression_rate": float, "lookups": int, "pages_looked_up": str, "response_words": int,
+         "words_consumed": int, "llm_calls": int, "fallbacks": int, "answered": int, "error": str,
+         "meta": str, "created_at": str},
+        pk="id", foreign_keys=[("eval_id", "runs", "id")],
+    )
+    db["eval_results"].create_index(["eval_id", "run_index", "method", "question_id"], unique=True)
+    db["labels"].create(
+        {"id": int, "result_id": int, "annotator": str, "category": str, "note": str, "updated_at": str},
+        pk="id", foreign_keys=[("result_id", "eval_results", "id")],
+    )
+    db["labels"].create_index(["result_id", "annotator"], unique=True)
+
+
 def now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
 
@@ -333,6 +353,41 @@ class Store:
                     f"id in ({','.join('?' * len(ids))})", ids, order_by="id"))
             return list(self.db["llm_calls"].rows_where("run_id is ?", [run_id], order_by="id"))
 
+    # -- evaluations -------------------------------------------------------------------------
+    def add_eval_result(self, **fields) -> int:
+        fields = {k: _dumps(v) if isinstance(v, (list, dict, tuple)) else v for k, v in fields.items()}
+        with self.lock, self.db.conn:
+            return self.db["eval_results"].insert({**fields, "created_at": now()}, replace=True).last_pk
+
+    def eval_results(self, eval_id: int) -> list[dict]:
+        with self.lock:
+            rows = list(self.db["eval_results"].rows_where("eval_id = ?", [eval_id], order_by="id"))
+        return [_eval_row(r) for r in rows]
+
+    def eval_result(self, result_id: int) -> dict:
+        with self.lock:
+            try:
+                return _eval_row(self.db["eval_results"].get(result_id))
+            except sqlite_utils.db.NotFoundError:
+                raise NotFound(f"No evaluation result {result_id}.") from None
+
+    def save_label(self, result_id: int, annotator: str, category: str, note: str) -> None:
+        """One label per result and annotator; saving again replaces it."""
+        row = {"result_id": result_id, "annotator": annotator, "category": category, "note": note,
+               "updated_at": now()}
+        with self.lock, self.db.conn:
+            existing = list(self.db["labels"].rows_where("result_id = ? and annotator = ?", [result_id, annotator]))
+            if existing:
+                self.db["labels"].update(existing[0]["id"], row)
+            else:
+                self.db["labels"].insert(row)
+
+    def labels(self, eval_id: int) -> list[dict]:
+        with self.lock:
+            return list(self.db.query(
+                "select l.* from labels l join eval_results r on r.id = l.result_id where r.eval_id = ? "
+                "order by l.result_id, l.annotator", [eval_id]))
+
     def close(self) -> None:
         with self.lock:
             self.db.conn.close()
@@ -357,3 +412,8 @@ def open_db(path: str | Path | None = None) -> Store:
             "or the GIST_MEMORY_DB environment variable."
         ) from None
     return Store(sqlite_utils.Database(conn), path)
+
+
+def _eval_row(row: dict) -> dict:
+    return {**row, "options": loads(row["options"], []), "references": loads(row.pop("references_"), []),
+            "pages_looked_up": loads(row["pages_looked_up"], []), "meta": loads(row["meta"], {})}

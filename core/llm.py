@@ -79,7 +79,7 @@ class LLM:
     """Logging, replaying front of a backend. ``bind`` gives a copy for one run."""
 
     def __init__(self, backend: Backend, store: Store, *, temperature: float = 0.0, max_tokens: int = 512,
-                 use_cache: bool = True, run_id: int | None = None, doc_id: str | None = None):
+                 use_cache: bool = True, run_id: int | None = None, doc_id: str | None = None, sample: int = 0):
         self.backend = backend
         self.store = store
         self.temperature = temperature
@@ -87,6 +87,9 @@ class LLM:
         self.use_cache = use_cache
         self.run_id = run_id
         self.doc_id = doc_id
+        # Repeated runs of an evaluation: sample k > 0 has its own replay-cache entries, so a
+        # second run asks the model again instead of replaying the first (the model never sees it).
+        self.sample = sample
         self.usage = Usage()
 
     @property
@@ -95,7 +98,11 @@ class LLM:
 
     def bind(self, *, run_id: int | None, doc_id: str | None) -> "LLM":
         return LLM(self.backend, self.store, temperature=self.temperature, max_tokens=self.max_tokens,
-                   use_cache=self.use_cache, run_id=run_id, doc_id=doc_id)
+                   use_cache=self.use_cache, run_id=run_id, doc_id=doc_id, sample=self.sample)
+
+    def with_sample(self, sample: int) -> "LLM":
+        return LLM(self.backend, self.store, temperature=self.temperature, max_tokens=self.max_tokens,
+                   use_cache=self.use_cache, run_id=self.run_id, doc_id=self.doc_id, sample=sample)
 
     def cache_key(self, prompt: str, params: dict) -> str:
         blob = json.dumps({"backend": self.backend.identity(), "params": params, "prompt": prompt}, sort_keys=True)
@@ -103,7 +110,7 @@ class LLM:
 
     def complete(self, prompt: str, *, step: str, max_tokens: int | None = None) -> Completion:
         params = {"temperature": self.temperature, "max_tokens": max_tokens or self.max_tokens}
-        key = self.cache_key(prompt, params)
+        key = self.cache_key(prompt, {**params, "sample": self.sample} if self.sample else params)
         common = {"run_id": self.run_id, "doc_id": self.doc_id, "step": step, "model": self.model,
                   "backend": self.backend.identity(), "prompt": prompt, "params": params, "cache_key": key}
         started = time.perf_counter()

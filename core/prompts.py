@@ -369,6 +369,41 @@ Answer: {answer_format}
 )
 
 
+# --- LLM raters for free-form answers (ReadAgent Sec. 4.1) ---------------------------------------
+
+_RATER_KEYS = {"question": "the question or instruction", "response": "the method's answer",
+               "reference": "one reference answer"}
+_RATER_HEAD = """After reading some text, John was given the following question about the text:
+
+{question}
+
+John’s answer to the question was:
+
+{response}
+
+The ground truth answer was:
+
+{reference}
+
+"""
+RATER_STRICT = Prompt(
+    name="rater-strict",
+    source="ReadAgent paper, Sec. 4.1 'Strict LLM Rater Prompt'",
+    keys=_RATER_KEYS,
+    text=_RATER_HEAD + "Does John’s answer agree with the ground truth answer? Please answer YES or NO.\n",
+)
+RATER_PERMISSIVE = Prompt(
+    name="rater-permissive",
+    source="ReadAgent paper, Sec. 4.1 'Permissive LLM Rater Prompt'",
+    keys=_RATER_KEYS,
+    text=_RATER_HEAD + (
+        "Does John’s answer agree with the ground truth answer? Please answer \u201cYes\u201d, \u201cYes, "
+        "partially\u201d, or \u201cNo\u201d. If John’s response has any overlap with the ground truth answer, "
+        "answer \u201cYes, partially\u201d. If John’s response contains the ground truth answer, answer "
+        "\u201cYes\u201d. If John’s response is more specific than the ground truth answer, answer \u201cYes\u201d.\n"),
+)
+
+
 def option_letters(n: int) -> str:
     return "ABCDEFGHIJ"[:n]
 
@@ -385,3 +420,4 @@ ALL = [
     REASK,
     MEMWALKER_SUMMARY_LEAF, MEMWALKER_SUMMARY_PARENT, MEMWALKER_TRIAGE, MEMWALKER_LEAF,
 ]
+ALL += [RATER_STRICT, RATER_PERMISSIVE]

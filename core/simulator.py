@@ -163,6 +163,17 @@ def _answer_free(prompt: str) -> str:
 # MemWalker: summaries by extraction, triage by BM25, leaf decisions by word coverage
 # (the offline engine's rules, in the formats the paper's prompts ask for).
 
+@responder("John was given the following question about the text:")
+def _rate(prompt: str) -> str:
+    """The paper's raters: overlap of the answer with the reference decides."""
+    response = set(lexical.terms(_between(prompt, "John’s answer to the question was:\n", "\n\nThe ground truth")))
+    reference = set(lexical.terms(_between(prompt, "The ground truth answer was:\n", "\n\nDoes John")))
+    recall = len(response & reference) / len(reference) if reference else 0.0
+    if "Yes, partially" in prompt:
+        return "Yes" if recall >= 0.6 else "Yes, partially" if recall >= 0.2 else "No"
+    return "YES" if recall >= 0.6 else "NO"
+
+
 @responder("Summarize the following part of a longer text.")
 def _memwalker_leaf_summary(prompt: str) -> str:
     return lexical.shorten(_between(prompt, "\nText:\n").strip())

@@ -10,7 +10,7 @@ import urllib.request
 import pytest
 
 from core.simulator import MODEL, SimulatedLLM
-from tests.conftest import ROOT, book
+from tests.conftest import ROOT, SHARED, book
 
 
 def run(*args, db, env=None, timeout=120):
@@ -141,3 +141,19 @@ def test_methods_lists_parameters():
     methods = {m["name"]: m for m in json.loads(proc.stdout)["methods"]}
     assert {"readagent-p", "readagent-s", "gistmem", "full"} <= set(methods)
     assert methods["readagent-p"]["params"][0]["name"] == "max_pages"
+
+
+def test_eval_prints_the_papers_table_and_one_json_object(tmp_path):
+    db, out = tmp_path / "eval.db", tmp_path / "results.csv"
+    result = run_json("eval", "--dataset", "quality", "--path", str(SHARED / "quality" / "dev_16.jsonl"),
+                      "--limit-docs", "1", "--methods", "readagent-p,gistmem", "--max-pages", "2",
+                      "--out", str(out), db=db)
+    assert [r["method"] for r in result["results"]] == ["readagent-p", "gistmem"]
+    for row in result["results"]:
+        for key in ("n", "accuracy", "compression_rate", "lookups", "response_words", "words_consumed"):
+            assert key in row
+        assert row["offline"] is True
+    assert result["results"][0]["lookups"] <= 2
+    assert out.read_text().startswith("id,run_index,doc_id,question_id,method")
+    text = run("eval", "--dataset", "quality", "--limit-docs", "1", "--methods", "gistmem", db=db)
+    assert "CR (#LU)" in text.stdout and "accuracy" in text.stdout and "offline" in text.stdout

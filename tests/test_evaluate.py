@@ -1,0 +1,178 @@
+"""Datasets, the papers' metrics, and evaluations end to end (offline and through the simulator)."""
+import json
+import threading
+
+import pytest
+
+from core.datasets import load_dataset
+from core.errors import Cancelled, DocumentError
+from core.evaluate import evaluate, format_table, labelled_cases, labels_csv, labels_jsonl, summarize
+from core.metrics import EXACT, NONE, PARTIAL, combine, mean_std, parse_permissive, parse_strict, rate, rouge
+from core.offline import OfflineEngine
+from core.engines import make_engine
+from tests.conftest import SHARED
+
+
+# --- datasets ------------------------------------------------------------------------------
+
+def test_loaders_read_the_shared_files():
+    quality = load_dataset("quality", SHARED / "quality" / "dev_16.jsonl")
+    assert len(quality) == 16 and sum(len(d.questions) for d in quality) == 279
+    q = quality[0].questions[0]
+    assert len(q.options) == 4 and q.gold in "ABCD"
+    qmsum = load_dataset("qmsum", SHARED / "qmsum" / "val.jsonl", limit_docs=2)
+    assert len(qmsum) == 2 and all(q.references and not q.options for q in qmsum[0].questions)
+    assert qmsum[0].document.paragraphs[0].text.startswith("Professor E: ")
+    nqa = load_dataset("narrativeqa", SHARED / "narrativeqa" / "valid_mini_2.jsonl")
+    assert [d.document.title for d in nqa] == ["An Ideal Husband"]  # Crito ships without its text
+
+
+@pytest.mark.parametrize("line, says", [
+    ('{"text": "x"}', 'needs "text" and "questions"'),
+    ('{"text": "Some words here.", "questions": [{"question": "Q?", "options": ["a", "b"]}]}', 'no "gold"'),
+    ('{"text": "Some words here.", "questions": [{"question": "Q?", "options": ["a", "b"], "gold": "C"}]}',
+     "not one of the 2 options"),
+    ('{"text": "Some words here.", "questions": [{"question": "Q?"}]}', '"answers"'),
+    ('not json', "is not JSON"),
+])
+def test_generic_jsonl_errors_say_what_is_wrong(tmp_path, line, says):
+    path = tmp_path / "mine.jsonl"
+    path.write_text(line + "\n")
+    with pytest.raises(DocumentError, match=says):
+        load_dataset("jsonl", path)
+
+
+def test_generic_jsonl_accepts_letters_numbers_and_references(tmp_path):
+    path = tmp_path / "mine.jsonl"
+    path.write_text(json.dumps({"title": "Mine", "text": "Alpha beta gamma.\n\nDelta epsilon.", "questions": [
+        {"id": "a", "question": "Which?", "options": ["x", "y", "z"], "gold": 2},
+        {"id": "b", "question": "Which?", "options": ["x", "y"], "gold": "a"},
+        {"id": "c", "question": "What?", "answers": ["one", "two"]}]}) + "\n")
+    [doc] = load_dataset("jsonl", path)
+    assert [q.gold for q in doc.questions] == ["B", "A", None]
+    assert doc.questions[2].references == ("one", "two")
+
+
+# --- metrics -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("reply, value", [
+    ("YES", True), ("No.", False), ("yes, it agrees", True), ("**NO**", False),
+    ("The answers agree, so yes", True), ("", None), ("Maybe", None), ("It could be yes or no", None),
+    ("Does John's answer agree with the ground truth answer? Please answer YES or NO.", None),
+])
+def test_strict_rater_replies(reply, value):
+    parsed = parse_strict(reply)
+    assert parsed.value == value and parsed.ok == (value is not None)
+
+
+@pytest.mark.parametrize("reply, value", [
+    ("Yes", EXACT), ("Yes, partially", PARTIAL), ("“Yes, partially”.", PARTIAL), ("No", NONE),
+    ("partially", PARTIAL), ("I would say yes, partially.", PARTIAL), ("", None), ("unclear", None),
+])
+def test_permissive_rater_replies(reply, value):
+    assert parse_permissive(reply).value == value
+
+
+@pytest.mark.parametrize("strict, permissive, level", [
+    (True, NONE, EXACT), (False, EXACT, EXACT), (False, PARTIAL, PARTIAL), (False, NONE, NONE),
+    (None, PARTIAL, PARTIAL), (None, None, NONE), (True, None, EXACT),
+])
+def test_either_rater_saying_exact_makes_it_exact(strict, permissive, level):
+    assert combine(strict, permissive) == level
+
+
+def test_rating_takes_the_best_reference_and_stops_at_exact(scripted):
+    # reference 1: strict NO, permissive partial; reference 2: strict YES -> exact, no more calls
+    engine, backend = scripted(["NO", "Yes, partially", "YES", "No"])
+    rating = rate(engine, "Who?", "the British army", ["the French", "the British"])
+    assert rating.level == EXACT and rating.best_reference == 1
+    assert len(backend.prompts) == 4 and "the British" in backend.prompts[2]
+
+
+def test_an_unusable_rater_reply_is_re_asked_then_counts_as_no_match(scripted):
+    engine, _ = scripted(["hmm", "still unsure", "Yes, partially"])
+    rating = rate(engine, "Who?", "someone", ["the British"])
+    assert rating.level == PARTIAL
+    assert rating.traces[0].outcome == "fallback" and rating.traces[1].outcome == "model"
+
+
+def test_rouge_matches_the_reference_implementation():
+    assert rouge("the british army", ["the British"]) == {"rouge1": 80.0, "rouge2": 66.67, "rougeL": 80.0}
+    assert rouge("cats sat", ["dogs ran", "the cats sat down"])["rouge1"] == pytest.approx(66.67)
+    assert rouge("", ["anything"])["rouge1"] == 0.0
+
+
+def test_mean_and_standard_deviation():
+    assert mean_std([80.0, 90.0, 100.0]) == (90.0, 10.0)
+    assert mean_std([5.0]) == (5.0, 0.0)
+    assert mean_std([None]) == (None, None)
+
+
+# --- evaluations -------------------------------------------------------------------------------
+
+def test_offline_evaluation_on_quality_gives_the_papers_columns(store):
+    docs = load_dataset("quality", limit_docs=2)
+    eval_id = evaluate(store, OfflineEngine(), docs, ["readagent-p", "gistmem", "full"], dataset="quality")
+    summary = {r["method"]: r for r in summarize(store, eval_id)}
+    n = sum(len(d.questions) for d in docs)
+    assert all(r["n"] == n and r["offline"] for r in summary.values())
+    assert summary["full"]["compression_rate"] == 0.0 and summary["full"]["lookups"] == 0.0
+    assert summary["gistmem"]["lookups"] == 0.0 and summary["gistmem"]["compression_rate"] > 70
+    assert 0 < summary["readagent-p"]["lookups"] <= 5
+    assert all(0 <= r["accuracy"] <= 100 for r in summary.values())
+    assert len(store.memories_for(docs[0].document.id)) == 1  # one memory shared by every method
+    assert "n/a (offline)" in format_table(list(summary.values()))
+
+
+def test_an_interrupted_evaluation_resumes_without_repeating_calls(store, sim):
+    docs = load_dataset("qmsum", limit_docs=1)
+    engine = make_engine("openai", store, model="gme-simulator", base_url=sim.base_url, backoff=0.01)
+    cancel = threading.Event()
+    seen = []
+
+    def stop_after_three(p):
+        if p.stage == "asking":
+            seen.append(p)
+            if len(seen) == 3:
+                cancel.set()
+
+    with pytest.raises(Cancelled):
+        evaluate(store, engine, docs, ["readagent-p", "gistmem"], dataset="qmsum", concurrency=1,
+                 progress=stop_after_three, cancel=cancel)
+    eval_id = store.list_runs(kind="eval")[0]["id"]
+    kept = len(store.eval_results(eval_id))
+    assert 3 <= kept < 2 * len(docs[0].questions)
+    prompts_before = list(sim.prompts)
+    evaluate(store, engine, docs, ["readagent-p", "gistmem"], dataset="qmsum", concurrency=4, resume=eval_id)
+    rows = store.eval_results(eval_id)
+    assert len(rows) == 2 * len(docs[0].questions)
+    assert not set(sim.prompts[len(prompts_before):]) & set(prompts_before)  # nothing asked twice
+    summary = summarize(store, eval_id)
+    assert all(r["lr1"] is not None and r["rouge1"] is not None and r["words_consumed"] > 0 for r in summary)
+    assert store.get_run(eval_id)["status"] == "done"
+
+
+def test_repeated_runs_ask_again_and_report_spread(store, sim):
+    docs = load_dataset("quality", limit_docs=1)
+    docs = [type(docs[0])(docs[0].document, docs[0].questions[:3])]
+    engine = make_engine("openai", store, model="gme-simulator", base_url=sim.base_url, backoff=0.01)
+    eval_id = evaluate(store, engine, docs, ["gistmem"], dataset="quality", runs=2)
+    answers = [c for c in sim.prompts if "Answer: (C)" in c]
+    assert len(answers) == 6  # run 2 did not replay run 1
+    [row] = summarize(store, eval_id)
+    assert row["runs"] == 2 and row["accuracy_std"] is not None and not row["offline"]
+
+
+def test_labels_are_kept_per_annotator_and_export_the_whole_case(store):
+    docs = load_dataset("quality", limit_docs=1)
+    eval_id = evaluate(store, OfflineEngine(), docs, ["gistmem"], dataset="quality")
+    wrong = next(r for r in store.eval_results(eval_id) if not r["correct"])
+    store.save_label(wrong["id"], "ana", "wrong look-up", "first try")
+    store.save_label(wrong["id"], "ana", "gist lost the detail", "the gist drops the date")
+    store.save_label(wrong["id"], "ben", "reasoning", "")
+    cases = labelled_cases(store, eval_id)
+    assert [(c["annotator"], c["category"]) for c in cases] == [("ana", "gist lost the detail"), ("ben", "reasoning")]
+    first = json.loads(labels_jsonl(cases).splitlines()[0])
+    assert first["question"] == wrong["question"] and first["gold"] == wrong["gold"]
+    assert first["ask_run_id"] == wrong["ask_run_id"] and first["note"] == "the gist drops the date"
+    assert labels_csv(cases).splitlines()[0].startswith("eval_id,result_id,annotator,category,note")
