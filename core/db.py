@@ -99,7 +99,7 @@ def m002_memwalker_trees(db: sqlite_utils.Database) -> None:
 
 
 @migration
-def m004_evaluation(db: sqlite_utils.Database) -> None:
+def m003_evaluation(db: sqlite_utils.Database) -> None:
     """Evaluation results (one row per question, method and run) and annotators' labels."""
     db["eval_results"].create(
         {"id": int, "eval_id": int, "run_index": int, "doc_id": str, "question_id": str, "method": str,
