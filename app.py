@@ -11,6 +11,8 @@ navigation = st.navigation([
     st.Page("pages/memory.py", title="Gist memory", icon=":material/notes:"),
     st.Page("pages/ask.py", title="Ask", icon=":material/quiz:"),
     st.Page("pages/tree.py", title="Memory tree", icon=":material/account_tree:"),
+    st.Page("pages/evaluate.py", title="Evaluate", icon=":material/analytics:"),
+    st.Page("pages/inspect.py", title="Inspect", icon=":material/rule:"),
     st.Page("pages/runs.py", title="Runs", icon=":material/history:"),
 ])
 inject_css()

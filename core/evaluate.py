@@ -33,6 +33,7 @@ class EvalProgress:
     total: int
     stage: str  # "building" | "asking" | "done"
     last: dict | None = None
+    eval_id: int | None = None
 
 
 @dataclass
@@ -91,7 +92,7 @@ def evaluate(store: Store, engine: Engine, docs: list[EvalDoc], methods: list[st
             builds[doc.document.id] = {"memory_id": built.memory_id, "words": words,
                                        "fallbacks": built.fallback_breaks}
         if progress:
-            progress(EvalProgress(n + 1, len(docs), "building"))
+            progress(EvalProgress(n + 1, len(docs), "building", eval_id=eval_id))
 
     done = {(r["run_index"], r["method"], r["question_id"]) for r in store.eval_results(eval_id) if not r["error"]}
     tasks = [Task(k, doc, q, m) for k in range(runs) for doc in docs for q in doc.questions for m in methods
@@ -115,7 +116,7 @@ def evaluate(store: Store, engine: Engine, docs: list[EvalDoc], methods: list[st
                 with lock:
                     finished += 1
                 if progress:
-                    progress(EvalProgress(finished, total, "asking", row))
+                    progress(EvalProgress(finished, total, "asking", row, eval_id))
         if cancel.is_set():
             raise Cancelled("The evaluation was stopped. Run it again with --resume to finish it.")
     except BaseException as exc:
@@ -125,7 +126,7 @@ def evaluate(store: Store, engine: Engine, docs: list[EvalDoc], methods: list[st
     summary = summarize(store, eval_id)
     store.finish_run(eval_id, status="done", result={"results": summary}, seconds=round(time.perf_counter() - started, 3))
     if progress:
-        progress(EvalProgress(total, total, "done"))
+        progress(EvalProgress(total, total, "done", eval_id=eval_id))
     return eval_id
 
 

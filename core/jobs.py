@@ -98,7 +98,7 @@ class BuildJob:
 
 KEEP_FINISHED = 50  # finished jobs kept for sessions that have not looked yet
 
-_jobs: dict[int, BuildJob] = {}
+_jobs: dict[int, "BuildJob | EvalJob"] = {}
 _ids = itertools.count(1)
 _registry_lock = threading.Lock()
 
@@ -137,6 +137,57 @@ def start_build(store: Store, document: Document, engine: Engine, settings: Buil
     return job
 
 
-def get_job(job_id: int | None) -> BuildJob | None:
+def get_job(job_id: int | None) -> "BuildJob | EvalJob | None":
     with _registry_lock:
         return _jobs.get(job_id) if job_id is not None else None
+
+
+@dataclass
+class EvalJob:
+    """An evaluation on its own thread; ``done``/``total`` and the newest result for a progress view."""
+    id: int
+    label: str
+    cancel: threading.Event = field(default_factory=threading.Event)
+    status: str = RUNNING
+    done: int = 0
+    total: int = 0
+    stage: str = "building"
+    eval_id: int | None = None
+    error: str = ""
+    started: float = field(default_factory=time.perf_counter)
+    _thread: threading.Thread | None = None
+
+    def stop(self) -> None:
+        self.cancel.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        if self._thread is not None:
+            self._thread.join(timeout)
+        return self.status != RUNNING
+
+
+def start_eval(store: Store, engine: Engine, docs, methods: list[str], **kwargs) -> EvalJob:
+    """Run ``core.evaluate.evaluate`` in the background (same arguments)."""
+    from core.evaluate import evaluate
+
+    with _registry_lock:
+        job = EvalJob(next(_ids), f"{kwargs.get('dataset', '')}: {', '.join(methods)}")
+        _jobs[job.id] = job
+
+    def progress(p):
+        job.done, job.total, job.stage, job.eval_id = p.done, p.total, p.stage, p.eval_id
+
+    def work():
+        try:
+            job.eval_id = evaluate(store, engine, docs, methods, progress=progress, cancel=job.cancel, **kwargs)
+            job.status = DONE
+        except Cancelled as exc:
+            job.status, job.error = STOPPED, str(exc)
+        except GistError as exc:
+            job.status, job.error = FAILED, str(exc)
+        except Exception as exc:  # shown to the user; the evaluation's run row keeps the details
+            job.status, job.error = FAILED, f"The evaluation failed: {type(exc).__name__}: {exc}"
+
+    job._thread = threading.Thread(target=work, name=f"eval-{job.id}", daemon=True)
+    job._thread.start()
+    return job

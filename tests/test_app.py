@@ -209,3 +209,26 @@ def test_a_question_through_a_model_never_reuses_offline_results(app):
     store = open_db()
     dump = "\n".join(store.db.iterdump())
     assert "sk-session" not in dump
+
+
+def test_evaluate_runs_in_the_background_and_inspect_walks_its_failures(app):
+    app.switch_page("pages/inspect.py").run()
+    assert "No evaluations yet" in app.info[0].value
+    app.switch_page("pages/evaluate.py").run()
+    app.number_input(key="ev_limit_docs").set_value(1)
+    app.number_input(key="ev_limit_q").set_value(4)
+    app.button(key="ev_run").click().run()
+    deadline = time.monotonic() + 60
+    while not app.dataframe and time.monotonic() < deadline:
+        time.sleep(0.2)
+        app.run()
+    table = app.dataframe[0].value
+    assert list(table["method"]) == ["ReadAgent-P", "GistMem", "Full text"] and set(table["n"]) == {4}
+    assert "Offline engine (no LLM)" in app.info[0].value
+    app.switch_page("pages/inspect.py").run()
+    assert not app.exception
+    first = next(m.value for m in app.markdown if m.value.startswith("**Case 1 of"))
+    app.button(key="in_next").click().run()
+    assert any(m.value.startswith("**Case 2 of") for m in app.markdown)
+    app.button(key="in_prev").click().run()
+    assert any(m.value == first for m in app.markdown)

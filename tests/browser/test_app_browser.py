@@ -1,6 +1,7 @@
 """The paths people take through the app, in a real Chromium."""
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -228,3 +229,39 @@ def test_memory_tree_and_a_memwalker_walk_beside_readagent(page, app_server, sho
 
     nav(page, "Memory tree")
     expect(page.get_by_text(re.compile("Showing the walk for"))).to_be_visible()
+
+
+def test_evaluate_then_label_a_failure_that_survives_a_reload_and_is_exported(page, app_server, shot, tmp_path):
+    goto(page, app_server)
+    nav(page, "Evaluate")
+    page.get_by_role("button", name="Run evaluation").click()
+    expect(page.get_by_text("accuracy % vs compression rate (the paper's trade-off)")).to_be_visible(timeout=90_000)
+    expect(page.get_by_text("Offline engine (no LLM): these are lexical baselines")).to_be_visible()
+    shot(page, "12_evaluate_quality_offline")
+
+    nav(page, "Inspect")
+    page.get_by_label("Your name (labels are signed with it)").fill("ana")
+    page.get_by_label("Your name (labels are signed with it)").press("Enter")
+    expect(page.get_by_text(re.compile(r"^Case 1 of \d+"))).to_be_visible(timeout=20_000)
+    page.get_by_role("button", name="Next →").click()
+    expect(page.get_by_text(re.compile(r"^Case 2 of \d+"))).to_be_visible(timeout=20_000)
+    page.get_by_role("button", name="← Previous").click()
+    expect(page.get_by_text(re.compile(r"^Case 1 of \d+"))).to_be_visible(timeout=20_000)
+    pick(page, "Failure category", "gist lost the detail")
+    page.get_by_label("Note").fill("the gist drops <b>the date</b>")
+    page.get_by_role("button", name="Save label").click()
+    expect(page.get_by_text("Saved: gist lost the detail.")).to_be_visible(timeout=20_000)
+    shot(page, "13_inspect_labelled_case")
+
+    page.reload()
+    expect(page.get_by_role("heading", name="Inspect", exact=True)).to_be_visible(timeout=30_000)
+    page.get_by_label("Your name (labels are signed with it)").fill("ana")
+    page.get_by_label("Your name (labels are signed with it)").press("Enter")
+    expect(page.get_by_label("Note")).to_have_value("the gist drops <b>the date</b>", timeout=20_000)
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Export labels (JSONL)").click()
+    exported = tmp_path / "labels.jsonl"
+    download.value.save_as(exported)
+    [case] = [json.loads(line) for line in exported.read_text().splitlines()]
+    assert case["annotator"] == "ana" and case["category"] == "gist lost the detail"
+    assert case["note"] == "the gist drops <b>the date</b>" and case["question"] and case["ask_run_id"]
