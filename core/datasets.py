@@ -77,11 +77,12 @@ def _gold_letter(value, n_options: int, where: str) -> str:
 
 def load_quality(path: Path) -> list[EvalDoc]:
     docs = []
-    for row in _lines(path):
+    for line, row in enumerate(_lines(path)):
+        article = row.get("article_id") or f"line{line}"  # some rebuilt articles have no id
         doc = parse_text(row["article"], title=row["title"], author=row.get("author") or "",
-                         source=f"quality:{row['article_id']}")
+                         source=f"quality:{article}")
         questions = tuple(
-            EvalQuestion(q.get("question_unique_id") or f"{row['article_id']}_{i}", q["question"],
+            EvalQuestion(q.get("question_unique_id") or f"{article}_{line}_{i}", q["question"],
                          tuple(q["options"]), _gold_letter(q["gold_label"], len(q["options"]), row["title"]),
                          meta={"difficult": bool(q.get("difficult"))})
             for i, q in enumerate(row["questions"])

@@ -76,13 +76,19 @@ def evaluate(store: Store, engine: Engine, docs: list[EvalDoc], methods: list[st
 
     builds: dict[str, dict] = {}
     needs_memory = any(s.needs_memory for s in specs)
-    for n, doc in enumerate(docs):
+    # Documents are independent: build their memories side by side, sharing the concurrency.
+    workers = max(1, min(len(docs), concurrency))
+    per_build = max(1, concurrency // workers)
+    built_docs, build_lock = 0, threading.Lock()
+
+    def build(doc: EvalDoc) -> None:
+        nonlocal built_docs
         if cancel.is_set():
-            break
+            raise Cancelled("The evaluation was stopped. Run it again with --resume to finish it.")
         store.save_document(doc.document)
         if needs_memory:
             chosen = choose_preset(preset, doc.document.words)
-            built = build_memory(store, doc.document, engine, BuildSettings(chosen), concurrency=max(4, concurrency),
+            built = build_memory(store, doc.document, engine, BuildSettings(chosen), concurrency=per_build,
                                  cancel=cancel)
             words = built.prompt_words
             if built.reused and built.memory_id:
@@ -91,8 +97,19 @@ def evaluate(store: Store, engine: Engine, docs: list[EvalDoc], methods: list[st
                     words = (store.get_run(row["run_id"]).get("result") or {}).get("prompt_words", 0)
             builds[doc.document.id] = {"memory_id": built.memory_id, "words": words,
                                        "fallbacks": built.fallback_breaks}
-        if progress:
-            progress(EvalProgress(n + 1, len(docs), "building", eval_id=eval_id))
+        with build_lock:
+            built_docs += 1
+            if progress:
+                progress(EvalProgress(built_docs, len(docs), "building", eval_id=eval_id))
+
+    try:
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="eval-build") as pool:
+            for future in [pool.submit(build, d) for d in docs]:
+                future.result()
+    except BaseException as exc:
+        store.finish_run(eval_id, status="interrupted" if isinstance(exc, (Cancelled, KeyboardInterrupt)) else "failed",
+                         error=str(exc), seconds=round(time.perf_counter() - started, 3))
+        raise
 
     done = {(r["run_index"], r["method"], r["question_id"]) for r in store.eval_results(eval_id) if not r["error"]}
     tasks = [Task(k, doc, q, m) for k in range(runs) for doc in docs for q in doc.questions for m in methods

@@ -176,3 +176,9 @@ def test_labels_are_kept_per_annotator_and_export_the_whole_case(store):
     assert first["question"] == wrong["question"] and first["gold"] == wrong["gold"]
     assert first["ask_run_id"] == wrong["ask_run_id"] and first["note"] == "the gist drops the date"
     assert labels_csv(cases).splitlines()[0].startswith("eval_id,result_id,annotator,category,note")
+
+
+def test_every_quality_question_has_its_own_id():
+    docs = load_dataset("quality")
+    ids = [q.id for d in docs for q in d.questions]
+    assert len(ids) == len(set(ids)) == 279
