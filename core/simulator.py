@@ -201,6 +201,45 @@ def _memwalker_leaf(prompt: str) -> str:
     return f"Reasoning: {detail['reason']}.\nAction: -2\nAnswer: {said}"
 
 
+
+# Segment+: extractive notes, the lexical Keep/Remove rule, and a merge that concatenates and
+# drops the least relevant sentences (the offline variant's rules, as JSON notes).
+
+@responder("You are provided with a segment from a long document along with a question related to this document.")
+def _segmentplus_note(prompt: str) -> str:
+    from core.segment_plus import extractive_note
+
+    at = prompt.rfind("\n—\nQuestion: ")
+    segment = _between(prompt[:at], "Segment Content: ")
+    question = _question_from(_between(prompt[at:], "\n—\nQuestion: ", "\n—\nYour task:"))
+    note, _ = extractive_note(segment, question)
+    return note.as_json()
+
+
+@responder("You are given a question about a long document and a note written from one segment")
+def _segmentplus_filter(prompt: str) -> str:
+    from core.segment_plus import lexical_label, parse_note
+
+    question = _question_from(_between(prompt, "\n\nQuestion: ", "\n—\nNote: "))
+    note = parse_note(prompt[prompt.find("\n—\nNote: ") + 9:prompt.rfind("\n—\nYour task:")]).value
+    if note is None:
+        return "Label: Remove\nReason: the note could not be read."
+    label, _ = lexical_label(note, question)
+    return f"Label: {'Keep' if label.keep else 'Remove'}\nReason: {label.reason}."
+
+
+@responder("You are presented with the collection of information from various parts of a lengthy document")
+def _segmentplus_merge(prompt: str) -> str:
+    from core.segment_plus import concatenated_note, parse_note
+    from core.tokens import count_tokens
+
+    at = prompt.rfind("\n—\nQuestion: ")
+    listed = _between(prompt[:at], "Collected information: ")
+    question = _question_from(_between(prompt[at:], "\n—\nQuestion: ", "\n—\nDetailed Instructions"))
+    notes = [n for line in listed.split("\n") if (n := parse_note(line).value) is not None]
+    note, _ = concatenated_note(notes, question, max(100, int(0.6 * count_tokens(listed))))
+    return note.as_json()
+
 _MALFORMED = [
     "",
     "I'm sorry, but I can't help with that request.",
