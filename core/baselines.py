@@ -154,7 +154,7 @@ def _register() -> None:
         True, lambda i, p: embedding_top_k(i.engine, i.memory, i.question, i.preset, p["top_k"],
                                            p["embedding_model"]),
         (top_k, Param("embedding_model", str, "",
-                      f"embedding model (default ${EMBEDDING_MODEL_ENV} or {DEFAULT_EMBEDDING_MODEL})")),
+                      f"the server's embedding model (if not given: ${EMBEDDING_MODEL_ENV}, else {DEFAULT_EMBEDDING_MODEL})")),
     ))
     words = Param("words", int, DEFAULT_WORDS, "words of raw text in the context")
     register(Method(

@@ -49,6 +49,7 @@ DEFAULT_MERGE_TOKENS = 2500  # notes per merge prompt and in the final context: 
 NOTE_MAX_TOKENS = 1024  # a note quotes sentences; the default 512-token reply can cut it short
 EVIDENCE_SENTENCES = 3  # offline: sentences quoted per segment
 KEEP_COVERAGE = 0.5  # offline: share of the question's (or one option's) words the evidence must hold
+NO_INFORMATION = "No information about the question in this segment."
 
 
 # --- values ----------------------------------------------------------------------------------------
@@ -276,10 +277,11 @@ def extractive_note(segment: str, question: Question, sentences: int = EVIDENCE_
     chosen = sorted(i for i, _ in ranked)
     evidence = " ".join(sents[i] for i in chosen)
     matched = sorted(set(lexical.terms(question.with_options())) & set(lexical.terms(evidence)))
-    reasoning = (f"These sentences share the words {', '.join(matched)} with the question." if matched
-                 else "No information about the question in this segment.")
+    # No reasoning without a model; the words matched go to the trace, not into the note, where
+    # they would echo the question back to the answer step.
+    reasoning = "" if evidence else NO_INFORMATION
     detail = {"method": f"extractive: the segment's {sentences} best BM25 sentences for the question and options",
-              "sentences": chosen, "scores": [round(s, 3) for _, s in ranked]}
+              "sentences": chosen, "scores": [round(s, 3) for _, s in ranked], "matched_words": matched}
     return Note(evidence, reasoning), detail
 
 
