@@ -406,11 +406,19 @@ def writer(engine: Engine, merge_tokens: int):
 
 
 def parallel(jobs: Sequence[Callable[[], T]], limit: int) -> list[T]:
-    """Run ``jobs`` at most ``limit`` at a time; results in the jobs' order."""
+    """Run ``jobs`` at most ``limit`` at a time; results in the jobs' order. When one fails
+    (the server is unreachable, say), the jobs not yet started are cancelled, not run."""
     if limit <= 1 or len(jobs) <= 1:
         return [job() for job in jobs]
-    with ThreadPoolExecutor(max_workers=min(limit, len(jobs)), thread_name_prefix="segment+") as pool:
-        return list(pool.map(lambda job: job(), jobs))
+    pool = ThreadPoolExecutor(max_workers=min(limit, len(jobs)), thread_name_prefix="segment+")
+    futures = [pool.submit(job) for job in jobs]
+    try:
+        return [f.result() for f in futures]
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    finally:
+        pool.shutdown(wait=True)
 
 
 # --- merging in batches ----------------------------------------------------------------------------
@@ -559,7 +567,12 @@ def gather_and_merge(engine: Engine, document: Document, question: Question, *,
 def segment_plus(engine: Engine, document: Document, question: Question, preset: Preset, *,
                  segment_tokens: int = DEFAULT_SEGMENT_TOKENS, merge_tokens: int = DEFAULT_MERGE_TOKENS,
                  concurrency: int = 8) -> MethodOutput:
-    """Gather notes, filter, merge, and answer from the final note(s) only."""
+    """Gather notes, filter, merge, and answer from the final note(s) only.
+
+    ``words_in_context`` is the longest text shown in any one step (a segment, a note, a
+    merge batch, or the final notes), as the paper's compression rate is measured;
+    ``extra["final_note_words"]`` is the final context alone. ``pages_looked_up`` lists the
+    segments whose notes were kept."""
     run = gather_and_merge(engine, document, question, segment_tokens=segment_tokens, merge_tokens=merge_tokens,
                            concurrency=concurrency)
     answer = _answer(engine, run.context, question, preset)

@@ -2,6 +2,7 @@
 every note removed, several merge rounds), offline labelling, and the simulated server."""
 import json
 import re
+import time
 
 import pytest
 
@@ -271,6 +272,25 @@ def test_merges_repeat_in_rounds_until_the_notes_fit(scripted):
     # The merged note exceeds the budget: the final context is cut to fit, and the trace says so.
     assert extra["final_trimmed"] and any(s["outcome"] == RULE and "cut to fit" in s["detail"]["reason"]
                                           for s in result.steps)
+
+
+def test_a_failing_server_stops_the_run_without_starting_the_other_notes(scripted):
+    from core.errors import ModelError
+
+    def notes(i):
+        if i == 0:
+            raise ModelError("Could not reach the model server (simulated).")
+        time.sleep(0.3)
+        return _note_json(i)
+
+    engine, backend = scripted(handler=handler(notes=notes))
+    with pytest.raises(ModelError, match="Could not reach"):
+        run(engine, concurrency=2)
+    # Two workers: one fails at once (and may start the third note), the other is writing the
+    # second note for 0.3 s; the fourth, not started by then, is cancelled.
+    assert len(backend.prompts) in (2, 3) and not any(PARAGRAPHS[3] in p for p in backend.prompts)
+    run_row = engine.llm.store.list_runs(kind="ask")[0]
+    assert run_row["status"] == "failed"
 
 
 def test_bad_settings_are_refused_with_a_next_step(store):
