@@ -115,7 +115,7 @@ def _method_params(parser: argparse.ArgumentParser) -> None:
     kinds: dict[str, type] = {}
     for method in METHODS.values():
         for param in method.params:
-            seen.setdefault(param.name, []).append(f"{method.name}: {param.default}")
+            seen.setdefault(param.name, []).append(f"{method.name}: {param.default if param.default != '' else param.help}")
             kinds.setdefault(param.name, param.type)
     for name, defaults in seen.items():
         parser.add_argument(f"--{name.replace('_', '-')}", dest=f"param_{name}", type=kinds[name],
@@ -222,6 +222,12 @@ def cmd_ask(args) -> int:
     if result.extra.get("answered") is False:  # MemWalker found no leaf to answer from: say so plainly
         choice = ""
     looked = f"pages looked up: {result.pages_looked_up}" if result.method.startswith("readagent") else ""
+    if "top_k" in result.extra:  # retrieval baselines: pages by relevance
+        looked = f"pages retrieved, best first: {result.pages_looked_up}"
+    if "notes_kept" in result.extra:  # Segment+: the notes behind the answer
+        looked = (f"notes kept from segments {result.pages_looked_up} ({result.extra['notes_kept']} of "
+                  f"{result.extra['segments']}) | {result.extra['merge_rounds']} merge "
+                 f"round{'' if result.extra['merge_rounds'] == 1 else 's'}")
     if "path" in result.extra:  # MemWalker: the walk down the memory tree
         looked = (f"path {' > '.join(map(str, result.extra['path']))} | {result.extra['reverts']} reverts | "
                   f"{'answered' if result.extra['answered'] else 'no answer'}")
@@ -421,7 +427,8 @@ def cmd_methods(args) -> int:
              "params": [{"name": p.name, "type": p.type.__name__, "default": p.default, "help": p.help}
                         for p in m.params]} for m in METHODS.values()]
     text = "\n".join(f"{r['name']:<14} {r['description']}" + "".join(
-        f"\n{'':<16}--{p['name'].replace('_', '-')} ({p['type']}, default {p['default']}): {p['help']}"
+        f"\n{'':<16}--{p['name'].replace('_', '-')} ({p['type']}"
+        f"{'' if p['default'] == '' else ', default ' + str(p['default'])}): {p['help']}"
         for p in r["params"]) for r in rows)
     _emit(args, {"methods": rows}, text)
     return 0

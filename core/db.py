@@ -9,9 +9,11 @@ API keys are never written here: the LLM seam stores the model and base URL only
 """
 from __future__ import annotations
 
+import array
 import datetime as dt
 import json
 import sqlite3
+import sys
 import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -99,7 +101,17 @@ def m002_memwalker_trees(db: sqlite_utils.Database) -> None:
 
 
 @migration
-def m003_evaluation(db: sqlite_utils.Database) -> None:
+def m003_embeddings(db: sqlite_utils.Database) -> None:
+    """Embedding vectors by (server, embedding model, text), so a document's pages are embedded
+    once and every later question only embeds itself. Vectors are float32, little-endian."""
+    db["embeddings"].create(
+        {"key": str, "model": str, "backend": str, "dims": int, "vector": bytes, "created_at": str},
+        pk="key",
+    )
+
+
+@migration
+def m004_evaluation(db: sqlite_utils.Database) -> None:
     """Evaluation results (one row per question, method and run) and annotators' labels."""
     db["eval_results"].create(
         {"id": int, "eval_id": int, "run_index": int, "doc_id": str, "question_id": str, "method": str,
@@ -353,6 +365,32 @@ class Store:
                     f"id in ({','.join('?' * len(ids))})", ids, order_by="id"))
             return list(self.db["llm_calls"].rows_where("run_id is ?", [run_id], order_by="id"))
 
+    # -- embeddings ---------------------------------------------------------------------------------
+    def cached_embeddings(self, keys: Iterable[str]) -> dict[str, list[float]]:
+        keys = list(dict.fromkeys(keys))
+        found: dict[str, list[float]] = {}
+        with self.lock:
+            for start in range(0, len(keys), 500):
+                chunk = keys[start:start + 500]
+                for row in self.db["embeddings"].rows_where(f"key in ({','.join('?' * len(chunk))})", chunk):
+                    vector = array.array("f")
+                    vector.frombytes(row["vector"])
+                    if sys.byteorder != "little":
+                        vector.byteswap()
+                    found[row["key"]] = vector.tolist()
+        return found
+
+    def save_embeddings(self, rows: Iterable[tuple[str, list[float]]], *, model: str, backend: dict) -> None:
+        stamp, where = now(), _dumps(backend)
+        records = []
+        for key, vector in rows:
+            packed = array.array("f", vector)
+            if sys.byteorder != "little":
+                packed.byteswap()
+            records.append({"key": key, "model": model, "backend": where, "dims": len(vector),
+                            "vector": packed.tobytes(), "created_at": stamp})
+        with self.lock, self.db.conn:
+            self.db["embeddings"].upsert_all(records, pk="key")
     # -- evaluations -------------------------------------------------------------------------
     def add_eval_result(self, **fields) -> int:
         fields = {k: _dumps(v) if isinstance(v, (list, dict, tuple)) else v for k, v in fields.items()}

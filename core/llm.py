@@ -14,7 +14,7 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, Sequence
 
 from core.db import Store
 from core.documents import count_words
@@ -50,6 +50,16 @@ class Completion:
     call_id: int
 
 
+@dataclass(frozen=True)
+class Embeddings:
+    """Vectors for some texts, and the logged calls (rows in llm_calls) that made or replayed them."""
+    vectors: list[list[float]]
+    model: str
+    call_ids: tuple[int, ...]
+    made: int  # texts embedded by the server now
+    cached: int  # texts whose vectors came from the cache
+
+
 @dataclass
 class Usage:
     """Counters for one run; safe to update from several threads."""
@@ -69,6 +79,15 @@ class Usage:
             self.input_tokens += completion.input_tokens
             self.output_tokens += completion.output_tokens
             self.prompt_words += count_words(prompt)
+
+    def add_embedding(self, *, cached: bool, input_tokens: int, words: int) -> None:
+        with self._lock:
+            if cached:
+                self.cached += 1
+            else:
+                self.calls += 1
+            self.input_tokens += input_tokens
+            self.prompt_words += words
 
     def as_dict(self) -> dict:
         return {"llm_calls": self.calls, "cached_calls": self.cached, "input_tokens": self.input_tokens,
@@ -140,6 +159,56 @@ class LLM:
         completion = Completion(reply.text, input_tokens, output_tokens, False, seconds, call_id)
         self.usage.add(completion, prompt)
         return completion
+
+
+    EMBED_BATCH = 64  # texts per embeddings request
+
+    def embed(self, texts: Sequence[str], *, model: str, step: str = "embed") -> Embeddings:
+        """Embedding vectors for ``texts`` with the server's embedding ``model``. Vectors already
+        made for the same server, model and text are reused; every request (and each replay)
+        is logged as one call whose prompt holds the texts."""
+        embed = getattr(self.backend, "embed", None)
+        if embed is None:
+            raise ModelError(f"The {self.backend.identity().get('kind', 'model')} backend cannot make embeddings; "
+                             "use an OpenAI-compatible server (--engine openai) for the embedding baseline.")
+        identity = {**self.backend.identity(), "embedding_model": model}
+        identity.pop("model", None)
+        keys = [hashlib.sha256(json.dumps({"backend": identity, "text": t}, sort_keys=True).encode()).hexdigest()
+                for t in texts]
+        found = self.store.cached_embeddings(keys) if self.use_cache else {}
+        common = {"run_id": self.run_id, "doc_id": self.doc_id, "step": step, "model": model,
+                  "backend": self.backend.identity(), "params": {"embedding_model": model}}
+        call_ids: list[int] = []
+        reused = [t for k, t in zip(keys, texts) if k in found]
+        if reused:
+            tokens = sum(count_tokens(t) for t in reused)
+            call_ids.append(self.store.log_call(**common, prompt="\n\n".join(reused),
+                                                reply=f"{len(reused)} vectors from the cache", cached=1, attempts=0,
+                                                duration_ms=0, input_tokens=tokens, output_tokens=0))
+            self.usage.add_embedding(cached=True, input_tokens=tokens, words=sum(count_words(t) for t in reused))
+        missing = list(dict.fromkeys((k, t) for k, t in zip(keys, texts) if k not in found))
+        for start in range(0, len(missing), self.EMBED_BATCH):
+            chunk = missing[start:start + self.EMBED_BATCH]
+            chunk_texts = [t for _, t in chunk]
+            prompt = "\n\n".join(chunk_texts)
+            started = time.perf_counter()
+            try:
+                vectors = embed(chunk_texts, model=model)
+            except GistError as exc:
+                self.store.log_call(**common, prompt=prompt, reply=None, cached=0, attempts=None,
+                                    duration_ms=int((time.perf_counter() - started) * 1000), error=str(exc))
+                raise
+            tokens = sum(count_tokens(t) for t in chunk_texts)
+            call_ids.append(self.store.log_call(
+                **common, prompt=prompt, reply=f"{len(vectors)} vectors of {len(vectors[0])} dimensions", cached=0,
+                attempts=1, duration_ms=int((time.perf_counter() - started) * 1000), input_tokens=tokens,
+                output_tokens=0))
+            self.usage.add_embedding(cached=False, input_tokens=tokens, words=count_words(prompt))
+            made = [(k, v) for (k, _), v in zip(chunk, vectors)]
+            self.store.save_embeddings(made, model=model, backend=identity)
+            found.update(made)
+        return Embeddings([found[k] for k in keys], model, tuple(call_ids), made=len(missing),
+                          cached=len(texts) - len(missing))
 
 
 def require_model(model: str | None) -> str:

@@ -183,3 +183,5 @@ def load_ask(store: Store, run_id: int) -> AskResult:
 
 # Methods in their own modules (they register themselves on import).
 import core.memwalker  # noqa: E402,F401
+import core.segment_plus  # noqa: E402,F401
+import core.baselines  # noqa: E402,F401

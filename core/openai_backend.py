@@ -14,7 +14,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import openai
 
-from core.config import API_KEY_ENV, BASE_URL_ENV
+from core.config import API_KEY_ENV, BASE_URL_ENV, DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODEL_ENV
 from core.errors import ModelError
 from core.llm import Reply
 
@@ -66,17 +66,14 @@ class OpenAIBackend:
                 pass
         self._sleep(delay)
 
-    def complete(self, prompt: str, *, temperature: float, max_tokens: int) -> Reply:
+    def _request(self, create, model: str, endpoint: str):
+        """Call ``create()`` with our bounded retries; returns (response, attempts, errors).
+        Errors a retry cannot fix become a ModelError saying what to check."""
         errors: list[str] = []
         where = redact_url(self.base_url)
         for attempt in range(self.max_retries + 1):
             try:
-                response = self._client.chat.completions.create(
-                    model=self.model,
-                    messages=[{"role": "user", "content": prompt}],
-                    temperature=temperature,
-                    max_tokens=max_tokens,
-                )
+                return create(), attempt + 1, errors
             except openai.AuthenticationError:
                 raise ModelError(
                     f"The server at {where} rejected the API key. Check {API_KEY_ENV} or the key typed in "
@@ -84,12 +81,12 @@ class OpenAIBackend:
                 ) from None
             except openai.PermissionDeniedError:
                 raise ModelError(
-                    f"The API key is not allowed to use model {self.model!r} at {where}. "
+                    f"The API key is not allowed to use model {model!r} at {where}. "
                     "Choose another model or key."
                 ) from None
             except openai.NotFoundError:
                 raise ModelError(
-                    f"The server at {where} has no model {self.model!r} (or no chat-completions endpoint). "
+                    f"The server at {where} has no model {model!r} (or no {endpoint} endpoint). "
                     "Check --model and --base-url (it usually ends in /v1)."
                 ) from None
             except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
@@ -105,9 +102,6 @@ class OpenAIBackend:
                     break
                 self._wait(attempt, exc)
                 continue
-            choice = response.choices[0] if response.choices else None
-            text = (choice.message.content or "") if choice is not None else ""
-            return Reply(text=text, attempts=attempt + 1, errors=tuple(errors))
         last = errors[-1] if errors else "no reply"
         if "APIConnectionError" in last or "APITimeoutError" in last:
             raise ModelError(
@@ -118,6 +112,37 @@ class OpenAIBackend:
             f"The model server at {where} kept failing ({len(errors)} attempts; last: {last}). "
             "Try again later or lower --concurrency; finished work is kept and will be reused."
         )
+
+    def complete(self, prompt: str, *, temperature: float, max_tokens: int) -> Reply:
+        response, attempts, errors = self._request(
+            lambda: self._client.chat.completions.create(
+                model=self.model,
+                messages=[{"role": "user", "content": prompt}],
+                temperature=temperature,
+                max_tokens=max_tokens,
+            ), self.model, "chat-completions")
+        choice = response.choices[0] if response.choices else None
+        text = (choice.message.content or "") if choice is not None else ""
+        return Reply(text=text, attempts=attempts, errors=tuple(errors))
+
+    def embed(self, texts: list[str], *, model: str | None = None) -> list[list[float]]:
+        """One embedding vector per text, in order, from the server's /embeddings endpoint.
+        The model is ``model``, else ${GIST_MEMORY_EMBEDDING_MODEL}, else text-embedding-3-small."""
+        model = model or os.environ.get(EMBEDDING_MODEL_ENV) or DEFAULT_EMBEDDING_MODEL
+        if not texts:
+            return []
+        response, _, _ = self._request(
+            lambda: self._client.embeddings.create(model=model, input=list(texts), encoding_format="float"),
+            model, "embeddings")
+        data = sorted(response.data or [], key=lambda d: d.index)
+        vectors = [list(map(float, d.embedding)) for d in data if isinstance(d.embedding, list)]
+        if len(vectors) != len(texts) or len({len(v) for v in vectors}) != 1 or not vectors[0]:
+            raise ModelError(
+                f"The server at {redact_url(self.base_url)} returned {len(vectors)} usable embeddings for "
+                f"{len(texts)} texts with model {model!r}. Check that it serves embeddings (POST /v1/embeddings) "
+                f"and set the embedding model with {EMBEDDING_MODEL_ENV}."
+            )
+        return vectors
 
     def list_models(self) -> list[str]:
         """Model ids the server offers (for the app's 'test connection')."""

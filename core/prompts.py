@@ -404,6 +404,86 @@ RATER_PERMISSIVE = Prompt(
 )
 
 
+# --- Segment+ (Shi et al., "Segment+: Long Text Processing with Short-Context Language Models") --
+# The gather (note) and merge prompts are printed in the paper's Appendix C (HotpotQA wording,
+# which the paper uses for every dataset with small changes). The Keep/Remove filter is
+# described in Sec. 3.2 but not printed, so that prompt is ours.
+
+SEGMENT_NOTE = Prompt(
+    name="segmentplus-note",
+    source="Segment+ paper, Appendix C query prompt (HotpotQA; the same for other datasets)",
+    keys={
+        "segment": "one segment of the document (about 3000 tokens, paragraph-aligned)",
+        "question": "the question, with its options (A)-(D) when multiple choice",
+    },
+    text="""You are provided with a segment from a long document along with a question related to this document.
+Segment Content: {segment}
+—
+Question: {question}
+—
+Your task: Evaluate the provided segment against the question to identify and categorize information into two distinct types: "Evidence" and "Reasoning". Your assessment and categorization should adhere to the following guidelines:
+Guidelines for Note-Writing:
+Your note should be meticulously structured into two main parts: Evidence and Reasoning, following these guidelines:
+- Evidence:
+1. Extract key sentences or descriptions from the segment that are pertinent to the question, with a focus on specific details such as numbers, relevant words, and other significant elements.
+(1) Include content that directly relates to the question, providing a straightforward answer.
+(2) Also include content that may not directly answer the question but is valuable for answering it when combined with information from other segments. For instance, for questions about someone's birthplace, include all mentioned birthplaces for potential matching in later analysis. Similarly, if the question involves several events but this segment only contains information about one event, you should include it.
+2. Accurately quote the directly related sentences to present clear and unambiguous evidence.
+- Reasoning:
+1. Analyze the question and any sub-questions, offering answers, summaries, interpretations, or any relevant commentary to deepen the understanding of the question.
+The note should be formatted in JSON as follows:
+{{ "Evidence": "Your evidence content here",
+"Reasoning": "Your reasoning content here"}}
+""",
+)
+
+SEGMENT_FILTER = Prompt(
+    name="segmentplus-filter",
+    source=("Ours, in the spirit of Segment+ Sec. 3.2: the paper prompts the model with the question and the "
+            "JSON note and labels it Keep or Remove by whether it gives at least one piece of useful "
+            "information, but does not print the prompt"),
+    keys={
+        "question": "the question, with its options (A)-(D) when multiple choice",
+        "note": 'one segment\'s note as JSON: {"Evidence": "...", "Reasoning": "..."}',
+    },
+    text="""You are given a question about a long document and a note written from one segment of that document.
+The note is in JSON with two parts: "Evidence" quotes the segment, and "Reasoning" interprets it for the question.
+
+Question: {question}
+—
+Note: {note}
+—
+Your task: decide whether the note should be kept for answering the question.
+- Keep: the note provides at least one piece of useful information for answering the question, even if it only helps when combined with notes from other segments.
+- Remove: the Evidence is empty, or the note says the segment has no information about the question, or it only guesses an answer that its Evidence does not support.
+
+Reply with one label, Keep or Remove, then one sentence saying why, in this format:
+Label: Keep
+Reason: ...
+""",
+)
+
+SEGMENT_MERGE = Prompt(
+    name="segmentplus-merge",
+    source="Segment+ paper, Appendix C merge prompt (the same for every dataset)",
+    keys={
+        "notes": 'the batch\'s notes in document order, one JSON object per line: {"Evidence": ..., "Reasoning": ...}',
+        "question": "the question, with its options (A)-(D) when multiple choice",
+    },
+    text="""You are presented with the collection of information from various parts of a lengthy document, along with a specific query that requires a response. The collected information is clearly divided into two parts: Evidence and Reasoning. The Evidence comes from original content of the article, the Reasoning is the model's interpretation based on this evidence.
+Collected information: {notes}
+—
+Question: {question}
+—
+Detailed Instructions: Process the information from these notes in two separate parts: merge the Evidence sections together and then merge the Reasoning sections.
+1. Evidence Synthesis: Examine the Evidence section closely, preserving original content that could possibly help answer the query. Aim to retain as much information as possible without omission.
+2. Reasoning Enhancement: Ensure the reasoning is clear, well-structured, and concisely addresses the query within 1-2 sentences.
+Upon completing your analysis, update the collected information in the following JSON format:
+{{ "Evidence": "Your evidence content here",
+"Reasoning": "Your reasoning content here" }}
+""",
+)
+
 def option_letters(n: int) -> str:
     return "ABCDEFGHIJ"[:n]
 
@@ -419,5 +499,6 @@ ALL = [
     ANSWER_CHOICE, ANSWER_FREEFORM,
     REASK,
     MEMWALKER_SUMMARY_LEAF, MEMWALKER_SUMMARY_PARENT, MEMWALKER_TRIAGE, MEMWALKER_LEAF,
+    SEGMENT_NOTE, SEGMENT_FILTER, SEGMENT_MERGE,
+    RATER_STRICT, RATER_PERMISSIVE,
 ]
-ALL += [RATER_STRICT, RATER_PERMISSIVE]

@@ -11,12 +11,17 @@ engine's lexical rules to decide, with settable latency and injected faults:
 * ``malformed`` a reply in the wrong format (empty, a refusal, an echo, a bad label)
 
 Its replies are not a model's: the model it reports is ``gme-simulator``.
-Methods add their own steps with ``@responder(marker)``.
+Methods add their own steps with ``@responder(marker)``. ``POST /v1/embeddings`` returns
+deterministic hashed bag-of-words vectors (``hashed_embedding``), for the embedding baseline.
 """
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
+import math
 import random
+import struct
 import re
 import threading
 import time
@@ -212,6 +217,45 @@ def _memwalker_leaf(prompt: str) -> str:
     return f"Reasoning: {detail['reason']}.\nAction: -2\nAnswer: {said}"
 
 
+
+# Segment+: extractive notes, the lexical Keep/Remove rule, and a merge that concatenates and
+# drops the least relevant sentences (the offline variant's rules, as JSON notes).
+
+@responder("You are provided with a segment from a long document along with a question related to this document.")
+def _segmentplus_note(prompt: str) -> str:
+    from core.segment_plus import extractive_note
+
+    at = prompt.rfind("\n—\nQuestion: ")
+    segment = _between(prompt[:at], "Segment Content: ")
+    question = _question_from(_between(prompt[at:], "\n—\nQuestion: ", "\n—\nYour task:"))
+    note, _ = extractive_note(segment, question)
+    return note.as_json()
+
+
+@responder("You are given a question about a long document and a note written from one segment")
+def _segmentplus_filter(prompt: str) -> str:
+    from core.segment_plus import lexical_label, parse_note
+
+    question = _question_from(_between(prompt, "\n\nQuestion: ", "\n—\nNote: "))
+    note = parse_note(prompt[prompt.find("\n—\nNote: ") + 9:prompt.rfind("\n—\nYour task:")]).value
+    if note is None:
+        return "Label: Remove\nReason: the note could not be read."
+    label, _ = lexical_label(note, question)
+    return f"Label: {'Keep' if label.keep else 'Remove'}\nReason: {label.reason}."
+
+
+@responder("You are presented with the collection of information from various parts of a lengthy document")
+def _segmentplus_merge(prompt: str) -> str:
+    from core.segment_plus import concatenated_note, parse_note
+    from core.tokens import count_tokens
+
+    at = prompt.rfind("\n—\nQuestion: ")
+    listed = _between(prompt[:at], "Collected information: ")
+    question = _question_from(_between(prompt[at:], "\n—\nQuestion: ", "\n—\nDetailed Instructions"))
+    notes = [n for line in listed.split("\n") if (n := parse_note(line).value) is not None]
+    note, _ = concatenated_note(notes, question, max(100, int(0.6 * count_tokens(listed))))
+    return note.as_json()
+
 _MALFORMED = [
     "",
     "I'm sorry, but I can't help with that request.",
@@ -219,6 +263,24 @@ _MALFORMED = [
     "Hmm, let me think about this carefully before I decide.",
 ]
 
+
+
+# --- embeddings ------------------------------------------------------------------------------------
+
+EMBEDDING_MODEL = "gme-simulator-embedding"
+EMBEDDING_DIMS = 256
+
+
+def hashed_embedding(text: str, dims: int = EMBEDDING_DIMS) -> list[float]:
+    """A deterministic bag-of-words vector (feature hashing of the stemmed content words,
+    1 + log tf, a hashed sign), scaled to unit length. Not a model's embedding: texts that
+    share words point the same way, and nothing more."""
+    vector = [0.0] * dims
+    for term, tf in Counter(lexical.terms(text)).items():
+        digest = hashlib.md5(term.encode()).digest()
+        vector[int.from_bytes(digest[:4], "little") % dims] += (1 + math.log(tf)) * (1 if digest[4] & 1 else -1)
+    norm = math.sqrt(sum(v * v for v in vector))
+    return [round(v / norm, 6) for v in vector] if norm else vector
 
 # --- the server ---------------------------------------------------------------------------------
 
@@ -333,7 +395,8 @@ class SimulatedLLM:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 if not self._authorised():
                     return
-                if not self.path.rstrip("/").endswith("/chat/completions"):
+                embeddings = self.path.rstrip("/").endswith("/embeddings")
+                if not embeddings and not self.path.rstrip("/").endswith("/chat/completions"):
                     self._error(404, f"No route {self.path}", "not_found")
                     return
                 with sim._lock:
@@ -341,10 +404,42 @@ class SimulatedLLM:
                     sim.stats.in_flight += 1
                     sim.stats.max_in_flight = max(sim.stats.max_in_flight, sim.stats.in_flight)
                 try:
-                    self._complete(body)
+                    self._embed(body) if embeddings else self._complete(body)
                 finally:
                     with sim._lock:
                         sim.stats.in_flight -= 1
+
+            def _embed(self, body: dict) -> None:
+                texts = body.get("input")
+                texts = [texts] if isinstance(texts, str) else texts
+                if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
+                    self._error(400, "'input' must be a string or a non-empty list of strings.", "invalid_request_error")
+                    return
+                fault = sim._next_fault()
+                if fault:
+                    with sim._lock:
+                        sim.stats.faults[fault] += 1
+                if fault in ("429", "500"):
+                    status, kind = (429, "rate_limit_exceeded") if fault == "429" else (500, "server_error")
+                    self._error(status, f"Simulated {fault}.", kind, {"Retry-After": "0"} if fault == "429" else None)
+                    return
+                time.sleep((sim.hang_s if fault == "timeout" else 0) + sim.latency_ms / 1000.0)
+                vectors = [hashed_embedding(t) for t in texts]
+                if fault == "malformed":
+                    vectors = vectors[:-1]  # one vector short
+                b64 = body.get("encoding_format") == "base64"
+                with sim._lock:
+                    sim.prompts.extend(texts)
+                    sim.stats.completed += 1
+                    sim.stats.steps["embeddings"] += 1
+                words = sum(count_words(t) for t in texts)
+                self._send(200, {
+                    "object": "list", "model": body.get("model") or EMBEDDING_MODEL,
+                    "data": [{"object": "embedding", "index": i,
+                              "embedding": (base64.b64encode(struct.pack(f"<{len(v)}f", *v)).decode() if b64 else v)}
+                             for i, v in enumerate(vectors)],
+                    "usage": {"prompt_tokens": words, "total_tokens": words},
+                })
 
             def _complete(self, body: dict) -> None:
                 messages = body.get("messages") or []

@@ -21,7 +21,7 @@ from tests.fakes import ScriptedBackend  # noqa: E402
 def _isolated_env(tmp_path, monkeypatch):
     """Tests never touch the user's database or keys."""
     monkeypatch.setenv("GIST_MEMORY_DB", str(tmp_path / "default.db"))
-    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GIST_MEMORY_MODEL"):
+    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GIST_MEMORY_MODEL", "GIST_MEMORY_EMBEDDING_MODEL"):
         monkeypatch.delenv(var, raising=False)
 
 
@@ -36,8 +36,8 @@ def store():
 def scripted(store):
     """scripted(replies, handler=None) -> (engine, backend). The replay cache is off unless
     asked for (use_cache=True), so each test's queue is what the engine sees."""
-    def make(replies=(), handler=None, use_cache=False, **llm_kw):
-        backend = ScriptedBackend(replies, handler=handler)
+    def make(replies=(), handler=None, use_cache=False, embedder=None, **llm_kw):
+        backend = ScriptedBackend(replies, handler=handler, embedder=embedder)
         return LLMEngine(LLM(backend, store, use_cache=use_cache, **llm_kw)), backend
     return make
 

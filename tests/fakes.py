@@ -11,9 +11,12 @@ from core.llm import Reply
 
 
 class ScriptedBackend:
-    def __init__(self, replies=(), *, handler: Callable[[str], str] | None = None, model: str = "scripted-model"):
+    def __init__(self, replies=(), *, handler: Callable[[str], str] | None = None, model: str = "scripted-model",
+                 embedder: Callable[[list[str]], list[list[float]]] | None = None):
         self.replies = list(replies)  # str, Exception (raised), or callable(prompt) -> str
         self.handler = handler  # used when the queue is empty, if given
+        self.embedder = embedder  # embed(texts) -> vectors, for the embedding baseline
+        self.embedded: list[list[str]] = []  # texts of each embed call
         self.model = model
         self.prompts: list[str] = []
         self.params: list[dict] = []
@@ -37,3 +40,10 @@ class ScriptedBackend:
         if callable(reply):
             reply = reply(prompt)
         return Reply(reply)
+
+    def embed(self, texts: list[str], *, model: str) -> list[list[float]]:
+        if self.embedder is None:
+            raise AssertionError("ScriptedBackend: no embedder given for embed()")
+        with self._lock:
+            self.embedded.append(list(texts))
+        return self.embedder(list(texts))
