@@ -65,6 +65,26 @@ def render_walk(store: Store, result: AskResult) -> None:
     } for n, v in enumerate(visits, 1)]), hide_index=True, width="stretch")
 
 
+def render_notes(result: AskResult) -> None:
+    """Segment+: one note per segment, kept or removed by the filter, then merged."""
+    import pandas as pd
+
+    extra = result.extra
+    notes = extra.get("notes") or []
+    cells = "".join(
+        f'<div class="gme-cell{" reread" if n["kept"] else ""}" title="Segment {n["segment"]}: '
+        f'{"kept" if n["kept"] else "removed"}"><span>{n["segment"]}</span>'
+        f'<span class="order">{"keep" if n["kept"] else "drop"}</span></div>' for n in notes)
+    st.markdown(f"**Segment notes**: {sum(n['kept'] for n in notes)} of {len(notes)} kept · "
+                f"{extra.get('merge_rounds', 0)} merge rounds · final note {extra.get('final_note_words', 0)} words"
+                + (" · every note was removed" if extra.get("all_removed") else ""))
+    st.html(f'<div class="gme-strip">{cells}</div>')
+    st.dataframe(pd.DataFrame([{
+        "segment": n["segment"], "filter": "Keep" if n["kept"] else "Remove", "why": n.get("reason", ""),
+        "evidence": n.get("evidence", ""), "reasoning": n.get("reasoning", ""), "note by": n.get("note_by", ""),
+    } for n in notes]), hide_index=True, width="stretch", height=min(400, 40 + 35 * len(notes)))
+
+
 def answer_line(result: AskResult) -> str:
     if result.options and result.choice:
         idx = "ABCDEFGHIJ".index(result.choice)
@@ -76,7 +96,7 @@ def answer_line(result: AskResult) -> str:
 
 
 def render_ask_result(store: Store, result: AskResult, *, n_pages: int | None, gold: dict | None = None,
-                      key: str) -> None:
+                      key: str, compact: bool = False) -> None:
     st.markdown(f"#### {md(result.method_label)}")
     st.caption(f"Look-ups and answer: {md(result.engine_label)}"
                + (f" · gists: {md(result.memory_label)}" if result.memory_label else "")
@@ -89,16 +109,26 @@ def render_ask_result(store: Store, result: AskResult, *, n_pages: int | None, g
             st.error(f"Not correct: the answer is ({gold['gold']}).")
     elif gold and gold.get("answers"):
         st.caption("Reference answer: " + md(" / ".join(gold["answers"])))
-    c1, c2, c3, c4 = st.columns(4)
-    c1.metric("Words in context", f"{result.words_in_context:,}")
-    c2.metric("Compression rate", f"{result.compression_rate:.1f}%")
-    c3.metric("Pages re-read", len(result.pages_looked_up))
-    c4.metric("Model calls", result.llm_calls, help=f"{result.cached_calls} replayed from the cache; "
-              f"{result.input_tokens:,} input and {result.output_tokens:,} output tokens")
+    tokens = (f"{result.cached_calls} replayed from the cache; {result.input_tokens:,} input and "
+              f"{result.output_tokens:,} output tokens")
+    if compact:  # three or more side by side: a table row fits where four metrics do not
+        st.html(f'<table class="gme-figures"><tr><td>Words in context</td><td>{result.words_in_context:,}</td></tr>'
+                f'<tr><td>Compression rate</td><td>{result.compression_rate:.1f}%</td></tr>'
+                f'<tr><td>Pages re-read</td><td>{len(result.pages_looked_up)}</td></tr>'
+                f'<tr><td>Model calls</td><td title="{esc(tokens)}">{result.llm_calls}</td></tr></table>')
+    else:
+        c1, c2, c3, c4 = st.columns(4)
+        c1.metric("Words in context", f"{result.words_in_context:,}")
+        c2.metric("Compression rate", f"{result.compression_rate:.1f}%")
+        c3.metric("Pages re-read", len(result.pages_looked_up))
+        c4.metric("Model calls", result.llm_calls, help=tokens)
     if result.method == "memwalker":
         render_walk(store, result)
-    elif n_pages:
-        order = "in look-up order" if result.method == "readagent-s" else "numbered in the order chosen"
+    elif result.method == "segmentplus":
+        render_notes(result)
+    elif n_pages and result.method not in ("first-words", "last-words", "full"):
+        order = {"readagent-s": "in look-up order", "bm25": "numbered by rank",
+                 "embedding": "numbered by rank"}.get(result.method, "numbered in the order chosen")
         st.markdown(f"**Pages re-read** ({order})")
         st.html(page_strip_html(n_pages, result.pages_looked_up))
     with st.expander("Context sent to the model for the answer", expanded=False):

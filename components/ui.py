@@ -44,6 +44,9 @@ CSS = f"""
 .gme-ctx {{ margin: 0.15rem 0; padding: 0.35rem 0.6rem; border-radius: 4px; white-space: pre-wrap; font-size: 0.85rem; }}
 .gme-ctx.gist {{ background: {GIST_BG}; border-left: 4px solid {GIST}; }}
 .gme-ctx.raw {{ background: {REREAD_BG}; border-left: 4px solid {REREAD}; max-height: 14rem; overflow-y: auto; }}
+.gme-figures {{ font-size: 0.85rem; border-collapse: collapse; margin: 0.3rem 0 0.6rem 0; width: 100%; }}
+.gme-figures td {{ padding: 0.15rem 0.3rem; border-bottom: 1px solid #e9ecef; }}
+.gme-figures td:last-child {{ text-align: right; font-weight: 600; }}
 .gme-answer {{ font-size: 1.05rem; padding: 0.6rem 0.8rem; border-radius: 6px; background: #f1f3f5;
   white-space: pre-wrap; }}
 </style>

@@ -44,13 +44,18 @@ params: dict[str, dict] = {}
 for name in methods:
     spec = METHODS[name]
     if spec.params:
-        cols = st.columns(len(spec.params) + 2)
+        cols = st.columns(max(4, len(spec.params)))
         for col, p in zip(cols, spec.params):
-            params.setdefault(name, {})[p.name] = col.number_input(
-                f"{spec.label}: {p.name.replace('_', ' ')}", 1, max(100, 10 * int(p.default)), int(p.default),
-                help=p.help,
-                key=f"param_{name}_{p.name}")
+            label, key = f"{spec.label}: {p.name.replace('_', ' ')}", f"param_{name}_{p.name}"
+            if p.type is int:
+                value = col.number_input(label, 1, max(100, 10 * int(p.default)), int(p.default), help=p.help, key=key)
+            else:  # text parameters (an embedding model name): empty means the default
+                value = col.text_input(label, str(p.default or ""), help=p.help, key=key).strip() or None
+            params.setdefault(name, {})[p.name] = value
 
+if "embedding" in methods and engine_settings().kind == "offline":
+    st.warning("Neural retrieval needs an embeddings endpoint: choose an OpenAI-compatible server in the "
+               "sidebar (OpenAI, vLLM and Ollama serve /v1/embeddings). The offline engine has none.")
 memory_id = None
 if any(METHODS[m].needs_memory for m in methods):
     memory_id = choose_memory(store, document, key="ask_memory")
@@ -98,7 +103,17 @@ pages_of = {}
 for r in results:
     if r.memory_id and r.memory_id not in pages_of:
         pages_of[r.memory_id] = len(load_memory(store, r.memory_id, document).pages)
+if len(results) > 1:
+    import plotly.graph_objects as go
+
+    fig = go.Figure(go.Bar(x=[r.method_label for r in results], y=[r.words_in_context for r in results],
+                           text=[f"CR {r.compression_rate:.0f}%" for r in results], textposition="outside",
+                           marker_color="#5c7cfa"))
+    fig.update_layout(height=260, margin=dict(l=10, r=10, t=40, b=10), title="Words in context per method",
+                      yaxis_title="words")
+    st.plotly_chart(fig, width="stretch", key="ask_words_chart")
 columns = st.columns(len(results)) if len(results) > 1 else [st.container()]
 for col, result in zip(columns, results):
     with col:
-        render_ask_result(store, result, n_pages=pages_of.get(result.memory_id), gold=gold, key=f"r{result.run_id}")
+        render_ask_result(store, result, n_pages=pages_of.get(result.memory_id), gold=gold, key=f"r{result.run_id}",
+                          compact=len(results) > 2)

@@ -267,3 +267,19 @@ def test_evaluate_then_label_a_failure_that_survives_a_reload_and_is_exported(pa
     [case] = [json.loads(line) for line in exported.read_text().splitlines()]
     assert case["annotator"] == "ana" and case["category"] == "gist lost the detail"
     assert case["note"] == "the gist drops <b>the date</b>" and case["question"] and case["ask_run_id"]
+
+
+def test_every_kind_of_method_side_by_side_through_the_simulator(page, app_server, sim, shot):
+    open_off_course(page, app_server)
+    use_simulator(page, sim)
+    nav(page, "Ask")
+    pick(page, "A question from the data", PAPER_QUESTION)
+    for label in ("Segment+", "BM25 top-k", "Embedding top-k"):
+        add_method(page, label)
+    page.get_by_role("button", name="Run", exact=True).click()
+    for heading in ("ReadAgent-P", "Segment+", "BM25 top-k", "Embedding top-k"):
+        expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible(timeout=60_000)
+    expect(page.get_by_text(re.compile(r"Segment notes"))).to_be_visible()
+    expect(page.get_by_text("Words in context per method")).to_be_visible()
+    assert page.locator(".gme-strip").count() >= 4  # ReadAgent, BM25 and embedding pages; Segment+ notes
+    shot(page, "14_ask_methods_side_by_side_simulator")
