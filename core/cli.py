@@ -118,6 +118,8 @@ def _method_params(parser: argparse.ArgumentParser) -> None:
             seen.setdefault(param.name, []).append(f"{method.name}: {param.default if param.default != '' else param.help}")
             kinds.setdefault(param.name, param.type)
     for name, defaults in seen.items():
+        if f"--{name.replace('_', '-')}" in parser._option_string_actions:
+            continue  # the command's own option of that name wins (eval's --concurrency is questions at once)
         parser.add_argument(f"--{name.replace('_', '-')}", dest=f"param_{name}", type=kinds[name],
                             metavar=name.upper(),
                             help=f"default {'; '.join(defaults)}")

@@ -27,6 +27,10 @@ from core.presets import choose_preset
 from core.readagent import Engine, Question
 
 
+STOPPED = ("The evaluation was stopped; the answers made so far are kept. Resume it to finish "
+           "(Resume on the Evaluate page, or `python -m core eval ... --resume EVAL_ID`).")
+
+
 @dataclass
 class EvalProgress:
     done: int
@@ -56,15 +60,18 @@ def engine_for_run(engine: Engine, run_index: int) -> Engine:
 def evaluate(store: Store, engine: Engine, docs: list[EvalDoc], methods: list[str], *, dataset: str,
              path: str = "", runs: int = 1, concurrency: int = 4, params: dict[str, dict] | None = None,
              preset: str | None = None, progress: Callable[[EvalProgress], None] | None = None,
-             cancel: threading.Event | None = None, resume: int | None = None) -> int:
-    """Evaluate ``methods`` on ``docs``; returns the evaluation's run id (``resume`` continues one)."""
+             cancel: threading.Event | None = None, resume: int | None = None,
+             limit_questions: int | None = None) -> int:
+    """Evaluate ``methods`` on ``docs``; returns the evaluation's run id (``resume`` continues one).
+    ``limit_questions`` is recorded (the caller has cut the questions) so the app can resume."""
     specs = [get_method(m) for m in methods]
     params = params or {}
     cancel = cancel or threading.Event()
     started = time.perf_counter()
     settings = {"dataset": dataset, "path": path, "methods": methods, "runs": runs, "concurrency": concurrency,
                 "params": params, "preset": preset, "docs": [d.document.id for d in docs],
-                "questions": sum(len(d.questions) for d in docs), "is_llm": engine.is_llm}
+                "questions": sum(len(d.questions) for d in docs), "is_llm": engine.is_llm,
+                "limit_questions": limit_questions}
     if resume is None:
         eval_id = store.create_run("eval", engine=engine.key, engine_label=engine.label,
                                    model=getattr(getattr(engine, "llm", None), "model", None),
@@ -72,6 +79,12 @@ def evaluate(store: Store, engine: Engine, docs: list[EvalDoc], methods: list[st
                                    params=settings)
     else:
         eval_id = resume
+        previous = store.get_run(eval_id)
+        if previous["kind"] != "eval":
+            raise GistError(f"Run {eval_id} is not an evaluation; list them with `python -m core runs --kind eval`.")
+        if previous["engine"] != engine.key:
+            raise GistError(f"Evaluation {eval_id} was run by {previous['engine_label']}; resume it with the same "
+                            f"engine and model, so results from different engines are never mixed.")
         store.db["runs"].update(eval_id, {"status": "running"})
 
     builds: dict[str, dict] = {}
@@ -84,7 +97,7 @@ def evaluate(store: Store, engine: Engine, docs: list[EvalDoc], methods: list[st
     def build(doc: EvalDoc) -> None:
         nonlocal built_docs
         if cancel.is_set():
-            raise Cancelled("The evaluation was stopped. Run it again with --resume to finish it.")
+            raise Cancelled(STOPPED)
         store.save_document(doc.document)
         if needs_memory:
             chosen = choose_preset(preset, doc.document.words)
@@ -119,7 +132,7 @@ def evaluate(store: Store, engine: Engine, docs: list[EvalDoc], methods: list[st
 
     def one(task: Task) -> dict:
         if cancel.is_set():
-            raise Cancelled("The evaluation was stopped. Run it again with --resume to finish it.")
+            raise Cancelled(STOPPED)
         return _answer(store, engine_for_run(engine, task.run_index), eval_id, task, builds, params)
 
     try:
@@ -135,7 +148,7 @@ def evaluate(store: Store, engine: Engine, docs: list[EvalDoc], methods: list[st
                 if progress:
                     progress(EvalProgress(finished, total, "asking", row, eval_id))
         if cancel.is_set():
-            raise Cancelled("The evaluation was stopped. Run it again with --resume to finish it.")
+            raise Cancelled(STOPPED)
     except BaseException as exc:
         store.finish_run(eval_id, status="interrupted" if isinstance(exc, (Cancelled, KeyboardInterrupt)) else "failed",
                          error=str(exc), seconds=round(time.perf_counter() - started, 3))

@@ -53,7 +53,7 @@ with st.expander("New evaluation", expanded=not store.list_runs(kind="eval", lim
             if limit_questions:
                 docs = [type(d)(d.document, d.questions[:limit_questions]) for d in docs]
             job = start_eval(store, current_engine(store), docs, methods, dataset=kind, path=name, runs=int(runs),
-                             concurrency=int(concurrency))
+                             concurrency=int(concurrency), limit_questions=limit_questions or None)
             st.session_state.eval_job = job.id
         except GistError as exc:
             st.error(str(exc))
@@ -95,8 +95,26 @@ eval_id = st.selectbox("Evaluation", ids, index=ids.index(st.session_state.eval_
 st.session_state.eval_id = eval_id
 run = store.get_run(eval_id)
 if run["status"] != "done":
-    st.warning(f"This evaluation is {run['status']}: the table covers the answers made so far. "
-               f"Finish it with `python -m core eval ... --resume {eval_id}`.")
+    st.warning(f"This evaluation is {run['status']}: the table covers the answers made so far.")
+    settings = run.get("params") or {}
+    bundled = BUNDLED.get(settings.get("dataset"), ("",))[0] == settings.get("path")
+    if bundled and st.button("Resume", key="ev_resume", help="Answers already made are kept; nothing is asked twice."):
+        try:
+            wanted = set(settings["docs"])
+            docs = [d for d in load_dataset(settings["dataset"]) if d.document.id in wanted]
+            if settings.get("limit_questions"):
+                docs = [type(d)(d.document, d.questions[:settings["limit_questions"]]) for d in docs]
+            job = start_eval(store, current_engine(store), docs, settings["methods"], dataset=settings["dataset"],
+                             path=settings["path"], runs=settings["runs"], concurrency=settings["concurrency"],
+                             params=settings.get("params"), limit_questions=settings.get("limit_questions"),
+                             resume=eval_id)
+            st.session_state.eval_job = job.id
+            st.rerun()
+        except GistError as exc:
+            st.error(str(exc))
+    elif not bundled:
+        st.caption(f"Finish it with `python -m core eval --dataset {settings.get('dataset')} --path FILE "
+                   f"--resume {eval_id}` and the same file.")
 summary = summarize(store, eval_id)
 rows = store.eval_results(eval_id)
 offline = any(r["offline"] for r in summary)

@@ -39,10 +39,26 @@ ids = [r["id"] for r in runs]
 by_id = {r["id"]: r for r in runs}
 run_id = st.selectbox("Open run", ids, format_func=lambda i: describe(by_id[i]), key="open_run")
 run = store.get_run(run_id)
+if run["kind"] == "eval":
+    st.subheader(f"Evaluation #{run_id}: {md(run.get('question') or '')}")
+    st.caption(f"{md(run.get('engine_label') or '')} · methods {md(run.get('method') or '')} · {run['status']}")
+    if run.get("error"):
+        st.warning(run["error"])
+    if st.button("Open in Evaluate", key="open_eval"):
+        st.session_state.eval_id = run_id
+        st.switch_page("pages/evaluate.py")
+    st.stop()
 document = store.get_document(run["doc_id"])
 if st.button(f"Work on this document ({document.title})", key="open_run_document"):
     open_document(document, run.get("memory_id"))
     st.switch_page("pages/read.py")
+if run["kind"] == "tree":
+    st.subheader(f"Memory tree of {md(document.title)}")
+    st.caption(f"{md(run.get('engine_label') or '')} · {run['status']} · {run.get('seconds') or 0:.1f} s")
+    st.markdown("**Steps** (summaries, level by level)")
+    render_step_table(store, [s["data"] for s in store.steps(run_id)], key=f"tree{run_id}",
+                      by=model_name(run.get("engine_label") or ""))
+    st.stop()
 
 if run["kind"] == "ask":
     try:

@@ -232,3 +232,34 @@ def test_evaluate_runs_in_the_background_and_inspect_walks_its_failures(app):
     assert any(m.value.startswith("**Case 2 of") for m in app.markdown)
     app.button(key="in_prev").click().run()
     assert any(m.value == first for m in app.markdown)
+
+
+def test_a_stopped_evaluation_is_resumed_from_the_evaluate_page(app):
+    import threading
+
+    from core.datasets import load_dataset
+    from core.errors import Cancelled
+    from core.evaluate import evaluate
+    from core.offline import OfflineEngine
+
+    store = open_db()
+    docs = load_dataset("quality", limit_docs=1)
+    docs = [type(docs[0])(docs[0].document, docs[0].questions[:4])]
+    cancel = threading.Event()
+
+    def stop_after_two(p):
+        if p.stage == "asking" and p.done >= 2:
+            cancel.set()
+
+    with pytest.raises(Cancelled):
+        evaluate(store, OfflineEngine(), docs, ["gistmem", "full"], dataset="quality", path="quality_dev_16.jsonl",
+                 concurrency=1, progress=stop_after_two, cancel=cancel, limit_questions=4)
+    app.switch_page("pages/evaluate.py").run()
+    assert "interrupted" in app.warning[0].value
+    app.button(key="ev_resume").click().run()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and store.list_runs(kind="eval")[0]["status"] != "done":
+        time.sleep(0.2)
+    app.run()
+    assert store.list_runs(kind="eval")[0]["status"] == "done"
+    assert len(store.eval_results(store.list_runs(kind="eval")[0]["id"])) == 8

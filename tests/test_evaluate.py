@@ -182,3 +182,13 @@ def test_every_quality_question_has_its_own_id():
     docs = load_dataset("quality")
     ids = [q.id for d in docs for q in d.questions]
     assert len(ids) == len(set(ids)) == 279
+
+
+def test_resuming_with_another_engine_is_refused(store, sim):
+    docs = load_dataset("quality", limit_docs=1)
+    docs = [type(docs[0])(docs[0].document, docs[0].questions[:2])]
+    eval_id = evaluate(store, OfflineEngine(), docs, ["gistmem"], dataset="quality")
+    engine = make_engine("openai", store, model="gme-simulator", base_url=sim.base_url)
+    from core.errors import GistError
+    with pytest.raises(GistError, match="same engine and model"):
+        evaluate(store, engine, docs, ["gistmem"], dataset="quality", resume=eval_id)
