@@ -105,3 +105,29 @@ def choose_memory(store: Store, document: Document, *, key: str) -> int | None:
                           format_func=labels.get, key=key)
     st.session_state.memory_id = chosen
     return chosen
+
+
+def require_document(store: Store) -> Document:
+    """This session's document, or a note pointing to the Read page (and the page stops)."""
+    document = current_document(store)
+    if document is None:
+        st.info("Open a document on the **Read** page first.")
+        st.stop()
+    return document
+
+
+def choose_evaluation(store: Store, *, key: str, empty: str) -> int:
+    """A picker of stored evaluations, newest first; the choice is kept across pages."""
+    evals = store.list_runs(kind="eval")
+    if not evals:
+        st.info(empty)
+        st.stop()
+    ids = [e["id"] for e in evals]
+    if st.session_state.get("eval_id") not in ids:
+        st.session_state.eval_id = ids[0]
+    labels = {e["id"]: f"#{e['id']} · {e['question']} · {e['method']} · {e['engine_label']} · {e['status']}"
+              for e in evals}
+    chosen = st.selectbox("Evaluation", ids, index=ids.index(st.session_state.eval_id), format_func=labels.get,
+                          key=key)
+    st.session_state.eval_id = chosen
+    return chosen

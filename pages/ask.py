@@ -2,7 +2,7 @@
 import streamlit as st
 
 from components.ask_view import render_ask_result
-from components.state import choose_memory, current_document, current_engine, engine_settings, get_store
+from components.state import choose_memory, current_engine, engine_settings, get_store, require_document
 from components.ui import legend, md
 from core.errors import GistError
 from core.memory import load_memory
@@ -11,10 +11,7 @@ from core.readagent import Question
 
 store = get_store()
 st.title("Ask")
-document = current_document(store)
-if document is None:
-    st.info("Open a document on the **Read** page first.")
-    st.stop()
+document = require_document(store)
 st.caption(f"{md(document.title)} · {document.words:,} words · answers by {md(engine_settings().label)}")
 
 questions = document.meta.get("questions") or []

@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from components.state import current_engine, engine_settings, get_store
+from components.state import choose_evaluation, current_engine, engine_settings, get_store
 from components.ui import md
 from core.datasets import BUNDLED, KINDS, load_dataset
 from core.errors import GistError
@@ -82,17 +82,9 @@ if job is not None and job.status == RUNNING:
 if job is not None and job.status not in (RUNNING, DONE) and job.error:
     st.warning(job.error)
 
-evals = store.list_runs(kind="eval")
-if not evals:
-    st.info("No evaluations yet. Start one above: the QuALITY sample with the offline engine takes seconds.")
-    st.stop()
-ids = [e["id"] for e in evals]
-if st.session_state.get("eval_id") not in ids:
-    st.session_state.eval_id = ids[0]
-labels = {e["id"]: f"#{e['id']} · {e['question']} · {e['method']} · {e['engine_label']} · {e['status']}" for e in evals}
-eval_id = st.selectbox("Evaluation", ids, index=ids.index(st.session_state.eval_id), format_func=labels.get,
-                       key="ev_pick")
-st.session_state.eval_id = eval_id
+eval_id = choose_evaluation(store, key="ev_pick",
+                            empty="No evaluations yet. Start one above: the QuALITY sample with the offline engine "
+                                  "takes seconds.")
 run = store.get_run(eval_id)
 if run["status"] != "done":
     st.warning(f"This evaluation is {run['status']}: the table covers the answers made so far.")

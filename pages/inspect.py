@@ -5,7 +5,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from components.ask_view import render_ask_result
-from components.state import get_store
+from components.state import choose_evaluation, get_store
 from components.ui import REREAD, md
 from core.errors import GistError
 from core.evaluate import DEFAULT_CATEGORIES, labelled_cases, labels_csv, labels_jsonl
@@ -14,17 +14,8 @@ from core.methods import METHODS, load_ask
 
 store = get_store()
 st.title("Inspect")
-evals = store.list_runs(kind="eval")
-if not evals:
-    st.info("No evaluations yet. Run one on the **Evaluate** page, then come back to go through its failures.")
-    st.stop()
-ids = [e["id"] for e in evals]
-if st.session_state.get("eval_id") not in ids:
-    st.session_state.eval_id = ids[0]
-labels = {e["id"]: f"#{e['id']} · {e['question']} · {e['engine_label']}" for e in evals}
-eval_id = st.selectbox("Evaluation", ids, index=ids.index(st.session_state.eval_id), format_func=labels.get,
-                       key="in_eval")
-st.session_state.eval_id = eval_id
+eval_id = choose_evaluation(store, key="in_eval", empty="No evaluations yet. Run one on the **Evaluate** page, "
+                                                        "then come back to go through its failures.")
 rows = store.eval_results(eval_id)
 titles = {d["id"]: d["title"] for d in store.list_documents()}
 

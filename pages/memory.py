@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from components.state import choose_memory, current_document, get_store
+from components.state import choose_memory, get_store, require_document
 from components.ui import md, model_name, who
 from core.export import memory_json, memory_markdown
 from core.memory import load_memory
@@ -10,10 +10,7 @@ from core.readagent import compression_rate
 
 store = get_store()
 st.title("Gist memory")
-document = current_document(store)
-if document is None:
-    st.info("Open a document on the **Read** page first.")
-    st.stop()
+document = require_document(store)
 memory_id = choose_memory(store, document, key="memory_page_memory")
 if memory_id is None:
     st.info(f"{md(document.title)} has no finished gist memory yet. Build one on the **Read** page.")

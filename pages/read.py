@@ -2,7 +2,8 @@
 import streamlit as st
 
 from components.pages_view import memory_pages, pages_chart, render_pages
-from components.state import choose_memory, current_document, current_engine, engine_settings, get_store, open_document
+from components.state import (choose_memory, current_document, current_engine, engine_settings, get_store,
+                              open_document)
 from components.ui import legend, md, model_name, who
 from core.build import BuildSettings
 from core.documents import load_bytes

@@ -1,7 +1,7 @@
 """Tree: MemWalker's memory tree of summaries, as a graph or a sunburst, with the last walk on it."""
 import streamlit as st
 
-from components.state import current_document, current_engine, engine_settings, get_store
+from components.state import current_engine, engine_settings, get_store, require_document
 from components.tree_view import node_label, tree_graph_html, tree_sunburst
 from components.ui import md
 from core.errors import GistError
@@ -13,10 +13,7 @@ st.title("Memory tree")
 st.caption("MemWalker (Chen et al. 2023) reads differently from ReadAgent: it cuts the text into segments, "
            "summarises them, summarises the summaries up to one root, then walks down from the root to "
            "answer, going back when a branch does not help.")
-document = current_document(store)
-if document is None:
-    st.info("Open a document on the **Read** page first.")
-    st.stop()
+document = require_document(store)
 
 trees = store.trees_for(document.id)
 with st.expander("Build a tree", expanded=not trees):
