@@ -31,7 +31,8 @@ from core.evaluate import evaluate, format_table, summarize  # noqa: E402
 from core.offline import OfflineEngine  # noqa: E402
 
 DEV_16 = ROOT.parent / "shared" / "data" / "quality" / "dev_16.jsonl"
-OFFLINE_METHODS = ["readagent-p", "readagent-s", "gistmem", "full", "memwalker"]
+OFFLINE_METHODS = ["readagent-p", "readagent-s", "gistmem", "full", "memwalker", "segmentplus", "bm25", "first-words",
+                   "last-words"]
 
 
 def offline_accuracy(methods: list[str]) -> list[dict]:
