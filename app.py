@@ -4,7 +4,7 @@ import streamlit as st
 from components.settings import render_settings
 from components.ui import inject_css
 
-st.set_page_config(page_title="Gist Memory Explorer", page_icon=":material/menu_book:", layout="wide")
+st.set_page_config(page_title="Gist Memory Explorer", page_icon="📖", layout="wide")
 
 navigation = st.navigation([
     st.Page("pages/read.py", title="Read", icon=":material/menu_book:", default=True),

@@ -24,11 +24,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.build import BuildSettings, build_memory  # noqa: E402
-from core.db import open_db  # noqa: E402
-from core.documents import load_bytes  # noqa: E402
-from core.offline import OfflineEngine  # noqa: E402
-from core.presets import choose_preset  # noqa: E402
+from core.methods.readagent.build import BuildSettings, build_memory  # noqa: E402
+from core.store import open_db  # noqa: E402
+from core.text.documents import load_bytes  # noqa: E402
+from core.engine import OFFLINE  # noqa: E402
+from core.methods.readagent.presets import choose_preset  # noqa: E402
 from tests.browser.conftest import CHROMIUM, TALL, AppServer  # noqa: E402
 
 BOOK = ROOT.parent / "shared" / "data" / "books" / "pg1342_pride_and_prejudice.txt"
@@ -40,7 +40,7 @@ def in_process() -> float:
     document = load_bytes(data, BOOK.name)
     first: list[float] = []
     store = open_db(":memory:")
-    build_memory(store, document, OfflineEngine(), BuildSettings(choose_preset("auto", document.words)),
+    build_memory(store, document, OFFLINE, BuildSettings(choose_preset("auto", document.words)),
                  progress=lambda e: first.append(time.perf_counter()) if not first else None)
     return first[0] - started
 

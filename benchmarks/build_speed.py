@@ -36,12 +36,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core.build import BuildSettings, build_memory  # noqa: E402
-from core.db import open_db  # noqa: E402
-from core.documents import load_path, sections  # noqa: E402
-from core.engines import make_engine  # noqa: E402
-from core.presets import PRESETS  # noqa: E402
-from core.simulator import MODEL  # noqa: E402
+from core.methods.readagent.build import BuildSettings, build_memory  # noqa: E402
+from core.store import open_db  # noqa: E402
+from core.text.documents import load_path, sections  # noqa: E402
+from core.engine import make_engine  # noqa: E402
+from core.methods.readagent.presets import PRESETS  # noqa: E402
+from core.llm.simulator import MODEL  # noqa: E402
 
 BOOK = ROOT.parent / "shared" / "data" / "books" / "pg1342_pride_and_prejudice.txt"
 

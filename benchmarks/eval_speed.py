@@ -24,11 +24,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.build_speed import simulated_server  # noqa: E402
-from core.datasets import load_dataset  # noqa: E402
-from core.db import open_db  # noqa: E402
-from core.engines import make_engine  # noqa: E402
-from core.evaluate import evaluate, format_table, summarize  # noqa: E402
-from core.offline import OfflineEngine  # noqa: E402
+from core.eval.datasets import load_dataset  # noqa: E402
+from core.store import open_db  # noqa: E402
+from core.engine import make_engine  # noqa: E402
+from core.eval.report import format_table, summarize  # noqa: E402
+from core.eval.runner import evaluate  # noqa: E402
+from core.engine import OFFLINE  # noqa: E402
 
 DEV_16 = ROOT.parent / "shared" / "data" / "quality" / "dev_16.jsonl"
 OFFLINE_METHODS = ["readagent-p", "readagent-s", "gistmem", "full", "memwalker", "segmentplus", "bm25", "first-words",
@@ -39,7 +40,7 @@ def offline_accuracy(methods: list[str]) -> list[dict]:
     store = open_db(":memory:")
     docs = load_dataset("quality", DEV_16 if DEV_16.exists() else None)
     started = time.perf_counter()
-    eval_id = evaluate(store, OfflineEngine(), docs, methods, dataset="quality", concurrency=4)
+    eval_id = evaluate(store, OFFLINE, docs, methods, dataset="quality", concurrency=4)
     summary = summarize(store, eval_id)
     print(f"offline engine (no LLM) on QuALITY dev_16: {len(docs)} articles, "
           f"{sum(len(d.questions) for d in docs)} questions, {time.perf_counter() - started:.1f} s")

@@ -3,13 +3,15 @@ exactly as sent, and the trace."""
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 import streamlit as st
 
 from components.trace_view import render_steps
 from components.ui import esc, md, model_name
-from core.db import Store
-from core.methods import AskResult
+from core.store import Store
+from core.methods.ask import AskResult
+from core.prompts import LETTERS
 
 _PAGE_TAG = re.compile(r"^<Page (\d+)>$", re.M)
 
@@ -41,22 +43,20 @@ def context_html(context: str, expanded: list[int]) -> str:
     return "".join(out)
 
 
-def render_walk(store: Store, result: AskResult) -> None:
+def render_walk(store: Store, result: AskResult, n_pages: int | None) -> None:
     """MemWalker: the path walked, drawn on its tree, and each step with the model's reasoning."""
     import pandas as pd
 
     from components.tree_view import node_label, tree_graph_html
-    from core.memwalker import load_tree
+    from core.methods.memwalker.tree import load_tree
 
-    extra = result.extra
-    tree = load_tree(store, extra["tree"]["tree_id"])
-    visits = extra.get("trajectory") or []
-    st.session_state.tree_walk = {"tree_id": tree.tree_id, "trajectory": visits, "question": result.question}
-    outcome = "answered" if extra.get("answered") else "no answer"
-    strayed = " · strayed and recovered" if extra.get("strayed_and_recovered") else (
-        " · strayed" if extra.get("strayed") else "")
-    st.markdown(f"**Path walked**: {len(visits)} steps · {extra.get('reverts', 0)} reverts · {outcome}{strayed} · "
-                f"{100 * extra.get('share_read', 0):.0f}% of the text read")
+    walk = result.details
+    tree = load_tree(store, walk.tree["tree_id"])
+    visits = walk.trajectory
+    outcome = "answered" if walk.answered else "no answer"
+    strayed = " · strayed and recovered" if walk.strayed_and_recovered else (" · strayed" if walk.strayed else "")
+    st.markdown(f"**Path walked**: {len(visits)} steps · {walk.reverts} reverts · {outcome}{strayed} · "
+                f"{100 * walk.share_read:.0f}% of the text read")
     st.iframe(tree_graph_html(tree, visits=visits, levels=None if len(tree.nodes) <= 80 else 2, height=420),
               height=460)
     st.dataframe(pd.DataFrame([{
@@ -65,19 +65,19 @@ def render_walk(store: Store, result: AskResult) -> None:
     } for n, v in enumerate(visits, 1)]), hide_index=True, width="stretch")
 
 
-def render_notes(result: AskResult) -> None:
+def render_notes(store: Store, result: AskResult, n_pages: int | None) -> None:
     """Segment+: one note per segment, kept or removed by the filter, then merged."""
     import pandas as pd
 
-    extra = result.extra
-    notes = extra.get("notes") or []
+    details = result.details
+    notes = details.notes
     cells = "".join(
         f'<div class="gme-cell{" reread" if n["kept"] else ""}" title="Segment {n["segment"]}: '
         f'{"kept" if n["kept"] else "removed"}"><span>{n["segment"]}</span>'
         f'<span class="order">{"keep" if n["kept"] else "drop"}</span></div>' for n in notes)
     st.markdown(f"**Segment notes**: {sum(n['kept'] for n in notes)} of {len(notes)} kept · "
-                f"{extra.get('merge_rounds', 0)} merge rounds · final note {extra.get('final_note_words', 0)} words"
-                + (" · every note was removed" if extra.get("all_removed") else ""))
+                f"{details.merge_rounds} merge rounds · final note {details.final_note_words} words"
+                + (" · every note was removed" if details.all_removed else ""))
     st.html(f'<div class="gme-strip">{cells}</div>')
     st.dataframe(pd.DataFrame([{
         "segment": n["segment"], "filter": "Keep" if n["kept"] else "Remove", "why": n.get("reason", ""),
@@ -85,9 +85,27 @@ def render_notes(result: AskResult) -> None:
     } for n in notes]), hide_index=True, width="stretch", height=min(400, 40 + 35 * len(notes)))
 
 
+def render_pages_reread(order: str):
+    """ReadAgent's look-ups and the retrievals: the pages re-read on a strip of the whole document."""
+    def render(store: Store, result: AskResult, n_pages: int | None) -> None:
+        if n_pages:
+            st.markdown(f"**Pages re-read** ({order})")
+            st.html(page_strip_html(n_pages, result.pages_looked_up))
+    return render
+
+
+# How each method's details are drawn, by their kind (``Details.kind``); a new method adds one entry.
+DETAIL_VIEWS: dict[str, Callable[[Store, AskResult, int | None], None]] = {
+    "walk": render_walk,
+    "notes": render_notes,
+    "lookup": render_pages_reread("in look-up order"),
+    "retrieval": render_pages_reread("numbered by rank"),
+}
+
+
 def answer_line(result: AskResult) -> str:
     if result.options and result.choice:
-        idx = "ABCDEFGHIJ".index(result.choice)
+        idx = LETTERS.index(result.choice)
         option = result.options[idx] if idx < len(result.options) else ""
         return f"({result.choice}) {option}"
     if result.options:
@@ -122,15 +140,9 @@ def render_ask_result(store: Store, result: AskResult, *, n_pages: int | None, g
         c2.metric("Compression rate", f"{result.compression_rate:.1f}%")
         c3.metric("Pages re-read", len(result.pages_looked_up))
         c4.metric("Model calls", result.llm_calls, help=tokens)
-    if result.method == "memwalker":
-        render_walk(store, result)
-    elif result.method == "segmentplus":
-        render_notes(result)
-    elif n_pages and result.method not in ("first-words", "last-words", "full"):
-        order = {"readagent-s": "in look-up order", "bm25": "numbered by rank",
-                 "embedding": "numbered by rank"}.get(result.method, "numbered in the order chosen")
-        st.markdown(f"**Pages re-read** ({order})")
-        st.html(page_strip_html(n_pages, result.pages_looked_up))
+    view = DETAIL_VIEWS.get(result.details.kind)
+    if view is not None:
+        view(store, result, n_pages)
     with st.expander("Context sent to the model for the answer", expanded=False):
         st.html(context_html(result.context, result.expanded))
         st.code(result.context, language=None, wrap_lines=True, height=240)

@@ -6,8 +6,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from components.ui import GIST, RAW, esc, who
-from core.documents import Document
-from core.readagent import GistMemory, compression_rate
+from core.text.documents import Document
+from core.methods.base import compression_rate
+from core.methods.readagent.memory import GistMemory
 
 
 def memory_pages(memory: GistMemory) -> list[dict]:

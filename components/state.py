@@ -3,6 +3,14 @@
 The database is shared by every session (one cached ``Store``); everything a user
 is working on lives in ``st.session_state``, so two sessions never see each
 other's document, build or question.
+
+Session keys are prefixed by their owner and initialised with ``setdefault``: each page's
+own (``read_``, ``mem_``, ``ask_``, ``tree_``, ``ev_``, ``in_``, ``runs_``) are read and
+written by that page (and Inspect's by ``components.inspect_view``); the sidebar's are
+``engine_``. What several pages share is ``app_``, and only the functions here touch it:
+the open document (``app_doc_id``, ``app_document``, and ``app_doc_token``, which changes
+whenever another document is opened so a page can tell its own state is about an earlier
+one), the gist memory chosen (``app_memory_id``) and the evaluation chosen (``app_eval_id``).
 """
 from __future__ import annotations
 
@@ -12,11 +20,12 @@ from dataclasses import dataclass
 import streamlit as st
 
 from core.config import API_KEY_ENV, BASE_URL_ENV, MODEL_ENV
-from core.db import Store, open_db
-from core.documents import Document
-from core.engines import make_engine
-from core.offline import LABEL as OFFLINE_LABEL
-from core.readagent import Engine
+from core.store import Store, open_db
+from core.text.documents import Document
+from core.engine import OFFLINE_LABEL, Engine, make_engine
+from core.llm.local import describe as describe_local, local_server
+
+LOCAL_TIMEOUT_S = 600.0  # a model on this machine's CPU may take minutes for a long prompt
 
 
 @st.cache_resource
@@ -26,25 +35,28 @@ def get_store() -> Store:
 
 @dataclass(frozen=True)
 class EngineSettings:
-    kind: str = "offline"  # "offline" | "openai"
+    kind: str = "offline"  # "offline" | "openai" | "local"
     base_url: str = ""
     model: str = ""
     api_key: str = ""  # typed in this session only; never stored
+    gguf: str = ""  # local: the GGUF model file; empty: $GIST_MEMORY_GGUF, else the bundled tiny model
+    threads: int = 0  # local: CPU threads; 0: llama.cpp's default (all cores)
+    context_tokens: int = 0  # openai and local: the model's window (prompt + reply); 0: automatic
 
     @property
     def label(self) -> str:
         if self.kind == "offline":
             return OFFLINE_LABEL
+        if self.kind == "local":
+            return describe_local(self.gguf or None)
         return f"{self.model or '(no model)'} at {self.base_url or os.environ.get(BASE_URL_ENV, '')}"
 
 
 def engine_settings() -> EngineSettings:
-    if "engine_settings" not in st.session_state:
-        st.session_state.engine_settings = EngineSettings(
-            base_url=os.environ.get(BASE_URL_ENV, "http://localhost:8000/v1"),
-            model=os.environ.get(MODEL_ENV, ""),
-        )
-    return st.session_state.engine_settings
+    return st.session_state.setdefault("engine_settings", EngineSettings(
+        base_url=os.environ.get(BASE_URL_ENV, "http://localhost:8000/v1"),
+        model=os.environ.get(MODEL_ENV, ""),
+    ))
 
 
 def set_engine_settings(settings: EngineSettings) -> None:
@@ -56,35 +68,68 @@ def current_engine(store: Store) -> Engine:
     s = engine_settings()
     if s.kind == "offline":
         return make_engine("offline", store)
+    if s.kind == "local":
+        # Started (or found running) with this session's window first, so its slots hold it.
+        local_server(s.gguf or None, threads=s.threads or None, context_tokens=s.context_tokens or None)
+        return make_engine("local", store, gguf=s.gguf or None, threads=s.threads or None,
+                           context_tokens=s.context_tokens or None, timeout=LOCAL_TIMEOUT_S)
     return make_engine("openai", store, model=s.model or None, base_url=s.base_url or None,
-                       api_key=s.api_key or None, timeout=60.0)
+                       api_key=s.api_key or None, timeout=60.0, context_tokens=s.context_tokens or None)
 
 
 def has_env_key() -> bool:
     return bool(os.environ.get(API_KEY_ENV))
 
 
+def _shared() -> None:
+    """The keys every page shares, initialised once per session."""
+    for key, value in (("app_doc_id", None), ("app_document", None), ("app_doc_token", 0),
+                       ("app_memory_id", None), ("app_eval_id", None)):
+        st.session_state.setdefault(key, value)
+
+
 def current_document(store: Store) -> Document | None:
-    doc_id = st.session_state.get("doc_id")
+    _shared()
+    doc_id = st.session_state.app_doc_id
     if not doc_id:
         return None
-    cached = st.session_state.get("_document")
+    cached = st.session_state.app_document
     if cached is not None and cached.id == doc_id:
         return cached
     document = store.get_document(doc_id)
-    st.session_state._document = document
+    st.session_state.app_document = document
     return document
 
 
 def open_document(document: Document, memory_id: int | None = None) -> None:
     """Make ``document`` this session's document (its newest memory is chosen on the pages)."""
-    if st.session_state.get("doc_id") != document.id:
-        for key in ("memory_id", "job_id", "ask_runs", "ask_question"):
-            st.session_state.pop(key, None)
-    st.session_state.doc_id = document.id
-    st.session_state._document = document
+    _shared()
+    if st.session_state.app_doc_id != document.id:
+        st.session_state.app_memory_id = None
+        st.session_state.app_doc_token += 1  # what pages hold about the previous document is theirs to drop
+    st.session_state.app_doc_id = document.id
+    st.session_state.app_document = document
     if memory_id is not None:
-        st.session_state.memory_id = memory_id
+        st.session_state.app_memory_id = memory_id
+
+
+def document_token() -> int:
+    """Changes whenever another document is opened: a page keeps it beside state that belongs to
+    the document open at the time (a build, the last answers) and drops that state when it differs."""
+    _shared()
+    return st.session_state.app_doc_token
+
+
+def chosen_memory() -> int | None:
+    """The gist memory last chosen (or built) for the open document, if any."""
+    _shared()
+    return st.session_state.app_memory_id
+
+
+def set_memory(memory_id: int | None) -> None:
+    """Choose a gist memory of the open document (``None``: the newest, on the next picker)."""
+    _shared()
+    st.session_state.app_memory_id = memory_id
 
 
 def memory_label(row: dict) -> str:
@@ -94,16 +139,17 @@ def memory_label(row: dict) -> str:
 
 def choose_memory(store: Store, document: Document, *, key: str) -> int | None:
     """A picker of the document's finished gist memories; the choice is kept across pages."""
+    _shared()
     rows = store.memories_for(document.id)
     if not rows:
         return None
     ids = [r["id"] for r in rows]
-    if st.session_state.get("memory_id") not in ids:
-        st.session_state.memory_id = ids[0]
+    if st.session_state.app_memory_id not in ids:
+        st.session_state.app_memory_id = ids[0]
     labels = {r["id"]: memory_label(r) for r in rows}
-    chosen = st.selectbox("Gist memory", ids, index=ids.index(st.session_state.memory_id),
+    chosen = st.selectbox("Gist memory", ids, index=ids.index(st.session_state.app_memory_id),
                           format_func=labels.get, key=key)
-    st.session_state.memory_id = chosen
+    st.session_state.app_memory_id = chosen
     return chosen
 
 
@@ -118,16 +164,23 @@ def require_document(store: Store) -> Document:
 
 def choose_evaluation(store: Store, *, key: str, empty: str) -> int:
     """A picker of stored evaluations, newest first; the choice is kept across pages."""
+    _shared()
     evals = store.list_runs(kind="eval")
     if not evals:
         st.info(empty)
         st.stop()
     ids = [e["id"] for e in evals]
-    if st.session_state.get("eval_id") not in ids:
-        st.session_state.eval_id = ids[0]
+    if st.session_state.app_eval_id not in ids:
+        st.session_state.app_eval_id = ids[0]
     labels = {e["id"]: f"#{e['id']} · {e['question']} · {e['method']} · {e['engine_label']} · {e['status']}"
               for e in evals}
-    chosen = st.selectbox("Evaluation", ids, index=ids.index(st.session_state.eval_id), format_func=labels.get,
+    chosen = st.selectbox("Evaluation", ids, index=ids.index(st.session_state.app_eval_id), format_func=labels.get,
                           key=key)
-    st.session_state.eval_id = chosen
+    st.session_state.app_eval_id = chosen
     return chosen
+
+
+def open_evaluation(eval_id: int) -> None:
+    """Make ``eval_id`` the evaluation Evaluate and Inspect open."""
+    _shared()
+    st.session_state.app_eval_id = eval_id

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from components.ui import md, who
-from core.db import Store, loads
+from core.store import Store, loads
 
 
 def _calls(store: Store, steps: list[dict]) -> dict[int, dict]:
@@ -23,7 +23,7 @@ def _title(n: int, step: dict, by: str = "") -> str:
 
 def render_step(step: dict, calls: dict[int, dict]) -> None:
     if step.get("fallback"):
-        st.warning(f"Fallback: {step['fallback']}")
+        st.warning(f"Fallback: {md(step['fallback'])}")
     attempts = step.get("attempts") or []
     if not attempts:
         st.caption("No model call: " + ("decided by the offline engine (no LLM); its scores are below."
@@ -41,7 +41,7 @@ def render_step(step: dict, calls: dict[int, dict]) -> None:
         prompt_tab.code(call.get("prompt", "(prompt not logged)"), language=None, wrap_lines=True, height=260)
         reply_tab.code(attempt.get("reply", ""), language=None, wrap_lines=True)
         if attempt.get("problem"):
-            st.error(f"Could not use this reply: {attempt['problem']}")
+            st.error(f"Could not use this reply: {md(attempt['problem'])}")
         else:
             st.success("Parsed.")
         for note in attempt.get("notes") or []:

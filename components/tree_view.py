@@ -9,13 +9,14 @@ of that word so the safe tooltip is always used.
 from __future__ import annotations
 
 import html
+import re
 import textwrap
 
 import plotly.graph_objects as go
 from pyvis.network import Network
 
 from components.ui import GIST, RAW, REREAD
-from core.memwalker import MemoryTree
+from core.methods.memwalker.tree import MemoryTree
 
 REVERT = "#e03131"
 ZWSP = "\u200b"
@@ -81,7 +82,16 @@ def tree_graph_html(tree: MemoryTree, *, visits: list[dict] | None = None, level
       "physics": {"enabled": false},
       "interaction": {"hover": true, "tooltipDelay": 120, "navigationButtons": true, "zoomView": true}
     }""")
-    return net.generate_html(notebook=False)
+    return _offline(net.generate_html(notebook=False))
+
+
+_CDN = re.compile(r'<(?:link|script)\b[^>]*\b(?:href|src)="https?://[^"]*"[^>]*>(?:\s*</script>)?')
+
+
+def _offline(page: str) -> str:
+    """pyvis's page with vis-network inline and nothing fetched from elsewhere: its Bootstrap
+    links (styling for a card frame we do not show) are dropped."""
+    return _CDN.sub("", page)
 
 
 def tree_sunburst(tree: MemoryTree, visited: set[int] | None = None) -> go.Figure:

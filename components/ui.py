@@ -6,8 +6,11 @@ is put in HTML; Markdown is only used for our own words.
 from __future__ import annotations
 
 import html
+import re
 
 import streamlit as st
+
+from core.errors import GistError
 
 GIST = "#b7791f"  # amber: gists
 GIST_BG = "#fdf3dc"
@@ -61,9 +64,15 @@ def esc(text: object) -> str:
 _MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:")
 
 
+_AUTOLINK = re.compile(r"(?i)(://|\bwww\.|@)")  # where Markdown would turn bare text into a link
+_JOINER = "\u2060"  # an invisible word joiner: breaks the link, not the reading
+
+
 def md(text: object) -> str:
-    """Text for a Markdown string (labels, captions) that displays literally."""
-    return "".join("\\" + c if c in _MD_SPECIAL else c for c in " ".join(str(text).split()))
+    """Text for a Markdown string (labels, captions, warnings) that displays literally: every
+    Markdown character escaped, and bare URLs and addresses kept from becoming links."""
+    text = _AUTOLINK.sub(lambda m: _JOINER + m.group(1)[0] + _JOINER + m.group(1)[1:], " ".join(str(text).split()))
+    return "".join("\\" + c if c in _MD_SPECIAL else c for c in text)
 
 
 def inject_css() -> None:
@@ -96,3 +105,15 @@ def who(outcome: str, by: str = "") -> str:
 def model_name(engine_label: str) -> str:
     """"gpt-4o at https://..." -> "gpt-4o"."""
     return (engine_label or "").split(" at ")[0]
+
+
+# Settings every page can be told about, named as the sidebar names them; a page adds its own.
+SIDEBAR_LABELS = {"context_tokens": "Context window (tokens)"}
+
+
+def error_text(exc: BaseException, labels: dict[str, str] | None = None) -> str:
+    """An error as this app says it: a core error with the app's next step (settings named as the
+    screen names them, ``labels``); anything else is a bug, said plainly (the run keeps the traceback)."""
+    if isinstance(exc, GistError):  # messages can quote a server or a document: shown literally
+        return md(exc.for_app({**SIDEBAR_LABELS, **(labels or {})}))
+    return md(f"Something went wrong ({type(exc).__name__}: {exc}). The run's trace keeps the details.")

@@ -15,6 +15,8 @@ API_KEY_ENV = "OPENAI_API_KEY"
 MODEL_ENV = "GIST_MEMORY_MODEL"
 EMBEDDING_MODEL_ENV = "GIST_MEMORY_EMBEDDING_MODEL"
 DEFAULT_EMBEDDING_MODEL = "text-embedding-3-small"
+CONTEXT_TOKENS_ENV = "GIST_MEMORY_CONTEXT_TOKENS"  # the model's context window, when the server cannot say
+GGUF_ENV = "GIST_MEMORY_GGUF"  # the local engine's model file
 
 
 def default_db_path() -> Path:

@@ -484,8 +484,11 @@ Upon completing your analysis, update the collected information in the following
 """,
 )
 
+LETTERS = "ABCDEFGHIJ"  # the one source of option letters: (A), (B), ...
+
+
 def option_letters(n: int) -> str:
-    return "ABCDEFGHIJ"[:n]
+    return LETTERS[:n]
 
 
 def format_options(options) -> str:

@@ -12,15 +12,18 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from core.db import Store, now
-from core.documents import Document, count_words, load_path, parse_text
 from core.errors import GistError, NotFound
-from core.readagent import compression_rate
+from core.methods.base import compression_rate
+from core.prompts import LETTERS
+from core.status import BUILDING, COMPLETE
+from core.store import Store
+from core.store.migrations import now
+from core.text.documents import Document, count_words, load_path, parse_text
 
 DATA = Path(__file__).parent / "data"
 PAPER_ENGINE = "paper:palm-2-l"
 PAPER_LABEL = "PaLM 2-L, gists quoted from the ReadAgent paper"
-LETTERS = "ABCDEFGHIJ"
+
 
 
 @dataclass(frozen=True)
@@ -116,14 +119,14 @@ def import_paper_memory(store: Store, document: Document) -> int:
     memory_id = store.create_memory(
         doc_id=document.id, engine=PAPER_ENGINE, engine_label=PAPER_LABEL, model="PaLM 2-L", preset="quality",
         min_words=280, max_words=600, hard_breaks=0, settings=json.dumps({"source": raw["source"]}),
-        settings_key=PAPER_ENGINE, status="building", origin="paper",
+        settings_key=PAPER_ENGINE, status=BUILDING, origin="paper",
     )
     for page, start, end in zip(pages, starts, starts[1:]):
         store.save_page(memory_id, start=start, end=end,
                         words=sum(p.words for p in document.paragraphs[start:end]),
                         break_by="paper", break_reason="page start from Table 9 of the ReadAgent paper",
                         gist=page["gist"], gist_words=count_words(page["gist"]), gist_by="paper")
-    store.update_memory(memory_id, status="complete", pages=len(pages), words=document.words,
+    store.update_memory(memory_id, status=COMPLETE, pages=len(pages), words=document.words,
                         gist_words=gist_words, compression_rate=compression_rate(gist_words, document.words),
                         finished_at=now())
     return memory_id

@@ -53,3 +53,8 @@ class StepTrace:
 class Decision(Generic[T]):
     value: T
     trace: StepTrace
+
+
+def by_rule(step: str, value: T, reason: str, **detail) -> Decision[T]:
+    """Nothing to decide (the end of a section, an empty note): the value, and why."""
+    return Decision(value, StepTrace(step=step, outcome=RULE, value=value, detail={"reason": reason, **detail}))

@@ -1,13 +1,20 @@
 """Ask: a question, one or more methods, and what each read to answer it."""
 import streamlit as st
 
+from components import charts
 from components.ask_view import render_ask_result
-from components.state import choose_memory, current_engine, engine_settings, get_store, require_document
-from components.ui import legend, md
+from components.state import (choose_memory, current_engine, document_token, engine_settings, get_store,
+                              require_document)
+from components.ui import error_text, legend, md
 from core.errors import GistError
-from core.memory import load_memory
-from core.methods import METHODS, ask, load_ask
-from core.readagent import Question
+from core.methods.readagent.memory import load_memory
+from core.methods.ask import ask, load_ask
+from core.methods.registry import METHODS
+from core.methods.base import Question
+
+# This page's session state: the runs of the last question asked, with the document they belong to
+# ({"runs": [run ids], "doc": document_token()}); the question's widgets keep their own "ask_" keys.
+st.session_state.setdefault("ask_runs", None)
 
 store = get_store()
 st.title("Ask")
@@ -18,32 +25,34 @@ questions = document.meta.get("questions") or []
 
 
 def use_sample_question() -> None:
-    pick = st.session_state.get("sample_question")
+    pick = st.session_state.get("ask_sample")
     if pick is None:
         return
     q = questions[pick]
-    st.session_state.q_text = q["question"]
-    st.session_state.q_options = "\n".join(q.get("options") or [])
+    st.session_state.ask_text = q["question"]
+    st.session_state.ask_options = "\n".join(q.get("options") or [])
 
 
 if questions:
     st.selectbox(f"A question from the data ({document.meta.get('question_source', 'bundled')})",
                  list(range(len(questions))), index=None, placeholder="Pick one, or type your own below",
-                 format_func=lambda i: questions[i]["question"], key="sample_question",
+                 format_func=lambda i: questions[i]["question"], key="ask_sample",
                  on_change=use_sample_question)
 
-st.text_area("Question", key="q_text", height=80)
-st.text_area("Options (one per line; leave empty for a free-form answer)", key="q_options", height=130)
+st.text_area("Question", key="ask_text", height=80)
+st.text_area("Options (one per line; leave empty for a free-form answer)", key="ask_options", height=130)
 
 methods = st.multiselect("Methods (two or more run side by side)", list(METHODS), default=["readagent-p"],
-                         format_func=lambda m: METHODS[m].label, key="q_methods")
+                         format_func=lambda m: METHODS[m].label, key="ask_methods")
 params: dict[str, dict] = {}
+labels: dict[str, dict[str, str]] = {}  # per method, a setting's name -> its label here, for error messages
 for name in methods:
     spec = METHODS[name]
     if spec.params:
         cols = st.columns(max(4, len(spec.params)))
         for col, p in zip(cols, spec.params):
-            label, key = f"{spec.label}: {p.name.replace('_', ' ')}", f"param_{name}_{p.name}"
+            label, key = f"{spec.label}: {p.name.replace('_', ' ')}", f"ask_param_{name}_{p.name}"
+            labels.setdefault(name, {})[p.name] = label
             if p.type is int:
                 value = col.number_input(label, 1, max(100, 10 * int(p.default)), int(p.default), help=p.help, key=key)
             else:  # text parameters (an embedding model name): empty means the default
@@ -60,15 +69,15 @@ if any(METHODS[m].needs_memory for m in methods):
         st.warning("These methods read a gist memory, and this document has none yet. "
                    "Build one on the **Read** page, or choose Full text.")
 
-text = (st.session_state.get("q_text") or "").strip()
-options = tuple(o.strip() for o in (st.session_state.get("q_options") or "").splitlines() if o.strip())
+text = (st.session_state.get("ask_text") or "").strip()
+options = tuple(o.strip() for o in (st.session_state.get("ask_options") or "").splitlines() if o.strip())
 ready = bool(text and methods and (memory_id is not None or not any(METHODS[m].needs_memory for m in methods)))
-if st.button("Run", type="primary", disabled=not ready, key="run_question"):
+if st.button("Run", type="primary", disabled=not ready, key="ask_run"):
     runs, question = [], Question(text, options)
     try:
         engine = current_engine(store)
     except GistError as exc:
-        st.error(str(exc))
+        st.error(error_text(exc))
         st.stop()
     for name in methods:
         with st.spinner(f"{METHODS[name].label}…"):
@@ -76,14 +85,15 @@ if st.button("Run", type="primary", disabled=not ready, key="run_question"):
                 result = ask(store, engine, document.id, question, method=name, params=params.get(name),
                              memory_id=memory_id if METHODS[name].needs_memory else None)
             except GistError as exc:
-                st.error(f"{METHODS[name].label}: {exc}")
+                st.error(f"{METHODS[name].label}: {error_text(exc, labels.get(name))}")
                 continue
         runs.append(result.run_id)
-    st.session_state.ask_runs = runs
+    st.session_state.ask_runs = {"runs": runs, "doc": document_token()}
 elif not text:
     st.caption("Type a question (or pick one) to run.")
 
-run_ids = st.session_state.get("ask_runs") or []
+held = st.session_state.ask_runs
+run_ids = held["runs"] if held and held["doc"] == document_token() else []
 if not run_ids:
     st.stop()
 results = [load_ask(store, r) for r in run_ids]
@@ -101,14 +111,7 @@ for r in results:
     if r.memory_id and r.memory_id not in pages_of:
         pages_of[r.memory_id] = len(load_memory(store, r.memory_id, document).pages)
 if len(results) > 1:
-    import plotly.graph_objects as go
-
-    fig = go.Figure(go.Bar(x=[r.method_label for r in results], y=[r.words_in_context for r in results],
-                           text=[f"CR {r.compression_rate:.0f}%" for r in results], textposition="outside",
-                           marker_color="#5c7cfa"))
-    fig.update_layout(height=260, margin=dict(l=10, r=10, t=40, b=10), title="Words in context per method",
-                      yaxis_title="words")
-    st.plotly_chart(fig, width="stretch", key="ask_words_chart")
+    st.plotly_chart(charts.words_in_context(results), width="stretch", key="ask_words_chart")
 columns = st.columns(len(results)) if len(results) > 1 else [st.container()]
 for col, result in zip(columns, results):
     with col:

@@ -1,18 +1,28 @@
 """Evaluate: run methods over a dataset and read the results in the papers' form."""
 import tempfile
+import time
 from pathlib import Path
 
 import pandas as pd
-import plotly.express as px
 import streamlit as st
 
-from components.state import choose_evaluation, current_engine, engine_settings, get_store
-from components.ui import md
-from core.datasets import BUNDLED, KINDS, load_dataset
+from components import charts
+from components.state import choose_evaluation, current_engine, engine_settings, get_store, open_evaluation
+from components.inspect_view import eval_rows
+from components.ui import error_text, md
+from core.eval.datasets import BUNDLED, KINDS, load_dataset
 from core.errors import GistError
-from core.evaluate import results_csv, summarize
-from core.jobs import DONE, RUNNING, get_job, start_eval
-from core.methods import METHODS
+from core.eval.report import (compare, eval_settings, method_setting, results_csv, say_duration, spread, summarize,
+                              time_left)
+from core.eval.runner import EvalRequest, can_resume_here, resume_request, start_eval
+from core.jobs import get_job
+from core.status import DONE, RUNNING
+from core.methods.registry import METHODS
+
+# This page's session state: the evaluation job it started or resumed, and the clock of the
+# time-left estimate. Runs hands an evaluation over with ?resume=ID (see resume() below).
+st.session_state.setdefault("ev_job", None)
+st.session_state.setdefault("ev_clock", None)
 
 store = get_store()
 st.title("Evaluate")
@@ -52,26 +62,58 @@ with st.expander("New evaluation", expanded=not store.list_runs(kind="eval", lim
                 docs, name = load_dataset(kind, limit_docs=limit_docs or None), BUNDLED[kind][0]
             if limit_questions:
                 docs = [type(d)(d.document, d.questions[:limit_questions]) for d in docs]
-            job = start_eval(store, current_engine(store), docs, methods, dataset=kind, path=name, runs=int(runs),
-                             concurrency=int(concurrency), limit_questions=limit_questions or None)
-            st.session_state.eval_job = job.id
+            request = EvalRequest(docs, methods, kind, name, int(runs), int(concurrency),
+                                  limit_questions=limit_questions or None)
+            st.session_state.ev_job = start_eval(store, current_engine(store), request).id
         except GistError as exc:
-            st.error(str(exc))
+            st.error(error_text(exc))
+
+
+def left_text(job_id: int, stage: str, done: int, total: int) -> str:
+    """ " · about 2 min left" at the pace of this stage so far (a resumed evaluation's earlier answers
+    do not count toward the pace)."""
+    clock = st.session_state.ev_clock
+    if not clock or clock["job"] != job_id or clock["stage"] != stage:
+        clock = st.session_state.ev_clock = {"job": job_id, "stage": stage, "t": time.monotonic(), "done": done}
+    left = time_left(done, total, time.monotonic() - clock["t"], clock["done"])
+    return f" · {say_duration(left)} left" if left else " · estimating the time left…" if total > done else ""
 
 
 @st.fragment(run_every=0.5)
 def live(job_id: int) -> None:
     job = get_job(job_id)
-    if job.stage == "building":
-        st.progress(0.0, text=f"Building gist memories: {job.done} of {job.total or '…'} documents")
+    done = job.progress
+    if done.stage == "building":
+        st.progress(done.done / max(1, done.total or 1),
+                    text=f"Building gist memories: {done.done} of {done.total or '…'} documents"
+                         + (left_text(job_id, "building", done.done, done.total) if done.total else ""))
     else:
-        st.progress(job.done / max(1, job.total), text=f"{job.done} of {job.total} answers")
-    if job.status != RUNNING:
-        st.session_state.eval_id = job.eval_id
+        st.progress(done.done / max(1, done.total), text=f"{done.done} of {done.total} answers"
+                    + left_text(job_id, "asking", done.done, done.total))
+    if job.finished:
+        if done.eval_id is not None:
+            open_evaluation(done.eval_id)
         st.rerun()
 
 
-job = get_job(st.session_state.get("eval_job"))
+def resume(eval_id: int) -> None:
+    """Finish a stopped evaluation in the background: answers already made are kept."""
+    try:
+        st.session_state.ev_job = start_eval(store, current_engine(store), resume_request(store, eval_id),
+                                             resume=eval_id).id
+    except GistError as exc:
+        st.error(error_text(exc))
+    else:
+        open_evaluation(eval_id)
+        st.rerun()
+
+
+if "resume" in st.query_params:  # from Runs: resume this evaluation here, where its progress shows
+    asked = st.query_params.pop("resume")
+    if asked.isdigit():
+        resume(int(asked))
+
+job = get_job(st.session_state.ev_job)
 if job is not None and job.status == RUNNING:
     if st.button("Stop", key="ev_stop"):
         job.stop()
@@ -79,84 +121,89 @@ if job is not None and job.status == RUNNING:
         st.rerun()
     live(job.id)
     st.stop()
-if job is not None and job.status not in (RUNNING, DONE) and job.error:
-    st.warning(job.error)
+if job is not None and job.status not in (RUNNING, DONE) and job.exception is not None:
+    st.warning(error_text(job.exception))
 
 eval_id = choose_evaluation(store, key="ev_pick",
                             empty="No evaluations yet. Start one above: the QuALITY sample with the offline engine "
                                   "takes seconds.")
 run = store.get_run(eval_id)
-if run["status"] != "done":
+if run["status"] != DONE:
     st.warning(f"This evaluation is {run['status']}: the table covers the answers made so far.")
     settings = run.get("params") or {}
-    bundled = BUNDLED.get(settings.get("dataset"), ("",))[0] == settings.get("path")
-    if bundled and st.button("Resume", key="ev_resume", help="Answers already made are kept; nothing is asked twice."):
-        try:
-            wanted = set(settings["docs"])
-            docs = [d for d in load_dataset(settings["dataset"]) if d.document.id in wanted]
-            if settings.get("limit_questions"):
-                docs = [type(d)(d.document, d.questions[:settings["limit_questions"]]) for d in docs]
-            job = start_eval(store, current_engine(store), docs, settings["methods"], dataset=settings["dataset"],
-                             path=settings["path"], runs=settings["runs"], concurrency=settings["concurrency"],
-                             params=settings.get("params"), limit_questions=settings.get("limit_questions"),
-                             resume=eval_id)
-            st.session_state.eval_job = job.id
-            st.rerun()
-        except GistError as exc:
-            st.error(str(exc))
-    elif not bundled:
+    if not can_resume_here(store, eval_id):
         st.caption(f"Finish it with `python -m core eval --dataset {settings.get('dataset')} --path FILE "
                    f"--resume {eval_id}` and the same file.")
-summary = summarize(store, eval_id)
-rows = store.eval_results(eval_id)
+    elif st.button("Resume", key="ev_resume", help="Answers already made are kept; nothing is asked twice."):
+        resume(eval_id)
+rows, _ = eval_rows(store, eval_id)  # kept between reruns until the results change
+summary = summarize(store, eval_id, rows)
 offline = any(r["offline"] for r in summary)
 if offline:
     st.info("Offline engine (no LLM): these are lexical baselines, not a model's results. LLM ratings need a model.")
 
 free = any("rouge1" in r for r in summary)
+setting = eval_settings(run)
+score, score_label = charts.score_of(summary)
 table = pd.DataFrame([{
-    "method": r["method_label"], "n": r["n"], "runs": r["runs"], "CR %": r["compression_rate"], "#LU": r["lookups"],
+    "method": r["method_label"], "setting": setting.get(r["method"], method_setting(r["method"])) or "—",
+    "n": r["n"], "runs": r["runs"], "CR %": r["compression_rate"], "#LU": r["lookups"],
     **({"LR-1": r.get("lr1"), "LR-2": r.get("lr2"), "R-1": r.get("rouge1"), "R-2": r.get("rouge2"),
-        "R-L": r.get("rougeL")} if free else {"accuracy %": r.get("accuracy"), "± std": r.get("accuracy_std")}),
+        "R-L": r.get("rougeL"), f"± std ({score_label})": spread(r.get(f"{score}_std"), r["runs"])} if free
+       else {"accuracy %": r.get("accuracy"), "± std": spread(r.get("accuracy_std"), r["runs"])}),
     "resp. words": r["response_words"],
     "words consumed": "n/a (offline)" if r["offline"] else f"{r['words_consumed']:,}",
     "unparseable": r["unparseable"], "errors": r["errors"],
 } for r in summary])
 st.dataframe(table, hide_index=True, width="stretch", key="ev_table")
-st.download_button("Download every result (CSV)", results_csv(rows), f"evaluation_{eval_id}.csv", "text/csv",
-                   key="ev_csv")
+st.caption("Settings are the evaluation's own, else the method's defaults (k: pages retrieved; N: words of text; "
+           "max pages: the most pages looked up). ± std is the spread across runs: \"—\" with one run.")
+st.download_button("Download every result (CSV)", lambda: results_csv(rows), f"evaluation_{eval_id}.csv",
+                   "text/csv", key="ev_csv")
 
-palette = px.colors.qualitative.Safe
-colors = {METHODS[m].label: palette[i % len(palette)] for i, m in enumerate(METHODS)}  # same colour everywhere
-score = "accuracy" if not free else ("lr2" if any(r.get("lr2") is not None for r in summary) else "rougeL")
-score_label = {"accuracy": "accuracy %", "lr2": "LR-2 %", "rougeL": "ROUGE-L"}[score]
 c1, c2 = st.columns(2)
-trade = pd.DataFrame([{"method": r["method_label"], "compression rate %": r["compression_rate"],
-                       score_label: r.get(score)} for r in summary if r.get(score) is not None])
-if not trade.empty:
-    fig = px.scatter(trade, x="compression rate %", y=score_label, text="method", color="method",
-                     color_discrete_map=colors, title=f"{score_label} vs compression rate (the paper's trade-off)")
-    fig.update_traces(textposition="top center", marker_size=12)
-    low, high = trade[score_label].min(), trade[score_label].max()
-    pad = max(2.0, (high - low) * 0.25)
-    fig.update_layout(height=380, showlegend=False, xaxis_range=[-8, 108], yaxis_range=[low - pad, high + pad])
-    c1.plotly_chart(fig, width="stretch", key="ev_tradeoff")
-answered = pd.DataFrame([{"method": METHODS[r["method"]].label, "look-ups": r["lookups"]} for r in rows
-                         if not r["error"] and r["lookups"] is not None])
-if not answered.empty:
-    fig = px.histogram(answered, x="look-ups", color="method", barmode="group", title="Look-ups per question",
-                       color_discrete_map=colors)
-    fig.update_layout(height=380)
-    c2.plotly_chart(fig, width="stretch", key="ev_lookups")
+for place, fig, key in ((c1, charts.tradeoff(summary), "ev_tradeoff"), (c2, charts.lookups_per_question(rows), "ev_lookups")):
+    if fig is not None:
+        place.plotly_chart(fig, width="stretch", key=key)
 if not free:
-    titles = {d["id"]: d["title"] for d in store.list_documents()}
-    per_doc = pd.DataFrame([{"document": titles.get(r["doc_id"], r["doc_id"]), "method": METHODS[r["method"]].label,
-                             "correct": r["correct"]} for r in rows if r["correct"] is not None])
-    if not per_doc.empty:
-        acc = per_doc.groupby(["document", "method"], as_index=False)["correct"].mean()
-        acc["accuracy %"] = 100 * acc["correct"]
-        fig = px.bar(acc, x="document", y="accuracy %", color="method", barmode="group", title="Accuracy per document",
-                     color_discrete_map=colors)
-        fig.update_layout(height=380)
+    fig = charts.accuracy_per_document(rows, {d["id"]: d["title"] for d in store.list_documents()})
+    if fig is not None:
         st.plotly_chart(fig, width="stretch", key="ev_per_doc")
 st.caption("Open **Inspect** to go through the failures one by one.")
+
+# --- two evaluations over the same questions ------------------------------------------------------
+st.subheader("Compare with another evaluation")
+others = [e for e in store.list_runs(kind="eval") if e["id"] != eval_id]
+if not others:
+    st.caption("Run a second evaluation over the same questions (another model, engine or setting) to see here "
+               "which answers changed.")
+else:
+    labels = {e["id"]: f"#{e['id']} · {e['question']} · {e['method']} · {e['engine_label']}" for e in others}
+    other = st.selectbox("The other evaluation", list(labels), index=None, format_func=labels.get, key="ev_compare",
+                         placeholder="Choose an evaluation over the same questions")
+    if other is not None:
+        diff = compare(rows, store.eval_results(other))
+        if not diff["common"]:
+            st.info("These two evaluations have no question in common (the same document, question, method and "
+                    "run): choose one run over the same dataset and methods.")
+        else:
+            st.caption(f"{diff['common']} results in both · {diff['only_a']} only in #{eval_id} · "
+                       f"{diff['only_b']} only in #{other}. Fixed: wrong in #{eval_id}, right in #{other}; "
+                       "broken: the reverse.")
+            st.dataframe(pd.DataFrame([{"method": m["label"], "questions": m["questions"],
+                                        "both right": m["both right"], "fixed": m["fixed"], "broken": m["broken"],
+                                        "both wrong": m["both wrong"], "answer changed": m["answer changed"]}
+                                       for m in diff["methods"]]), hide_index=True, width="stretch",
+                         key="ev_compare_methods")
+            st.markdown(f"**Questions whose answer changed** ({len(diff['changed'])})")
+            if diff["changed"]:
+                st.dataframe(pd.DataFrame([{
+                    "method": METHODS[c["method"]].label, "question": c["question"], "gold": c["gold"],
+                    f"#{eval_id}": ("✓ " if c["a_right"] else "✗ ") + c["a"][:200],
+                    f"#{other}": ("✓ " if c["b_right"] else "✗ ") + c["b"][:200],
+                    "run": c["run_index"] + 1} for c in diff["changed"]]), hide_index=True, width="stretch",
+                    key="ev_compare_changed",
+                    column_order=["method", "question", f"#{eval_id}", f"#{other}", "gold", "run"],
+                    column_config={"question": st.column_config.TextColumn(width="medium"),
+                                   f"#{eval_id}": st.column_config.TextColumn(width="medium"),
+                                   f"#{other}": st.column_config.TextColumn(width="medium")})

@@ -4,14 +4,14 @@ import streamlit as st
 
 from components.state import choose_memory, get_store, require_document
 from components.ui import md, model_name, who
-from core.export import memory_json, memory_markdown
-from core.memory import load_memory
-from core.readagent import compression_rate
+from core.methods.readagent.export import memory_json, memory_markdown
+from core.methods.readagent.memory import load_memory
+from core.methods.base import compression_rate
 
 store = get_store()
 st.title("Gist memory")
 document = require_document(store)
-memory_id = choose_memory(store, document, key="memory_page_memory")
+memory_id = choose_memory(store, document, key="mem_memory")
 if memory_id is None:
     st.info(f"{md(document.title)} has no finished gist memory yet. Build one on the **Read** page.")
     st.stop()
@@ -23,9 +23,9 @@ st.caption(f"{md(document.title)} · {len(memory.pages)} pages · {document.word
 d1, d2, _ = st.columns([1, 1, 3])
 stem = "".join(c if c.isalnum() else "_" for c in document.title.lower()).strip("_")[:40] or document.id
 d1.download_button("Export JSON", memory_json(memory, document), f"{stem}_gist_memory.json",
-                   "application/json", key="export_json")
+                   "application/json", key="mem_export_json")
 d2.download_button("Export Markdown", memory_markdown(memory, document), f"{stem}_gist_memory.md",
-                   "text/markdown", key="export_md")
+                   "text/markdown", key="mem_export_md")
 
 st.subheader("Pages")
 table = pd.DataFrame([{
@@ -33,14 +33,14 @@ table = pd.DataFrame([{
     "compression %": round(compression_rate(p.gist_words, p.words), 1),
     "pause point": who(p.break_by, model_name(memory.engine_label)), "reason": p.break_reason, "gist": p.gist,
 } for p in memory.pages])
-st.dataframe(table, hide_index=True, width="stretch", key="pages_table")
+st.dataframe(table, hide_index=True, width="stretch", key="mem_pages_table")
 
 st.subheader("Raw pages")
 n = len(memory.pages)
 per_view = 20
 first = 0
 if n > per_view:
-    first = st.selectbox("Pages", list(range(0, n, per_view)), key="raw_range",
+    first = st.selectbox("Pages", list(range(0, n, per_view)), key="mem_raw_range",
                          format_func=lambda s: f"Pages {s}–{min(s + per_view, n) - 1} of {n}")
 for p in memory.pages[first:first + per_view]:
     with st.expander(f"Page {p.index} · {p.words} words · {md(p.gist[:90])}"):

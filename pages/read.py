@@ -2,18 +2,35 @@
 import streamlit as st
 
 from components.pages_view import memory_pages, pages_chart, render_pages
-from components.state import (choose_memory, current_document, current_engine, engine_settings, get_store,
-                              open_document)
-from components.ui import legend, md, model_name, who
-from core.build import BuildSettings
-from core.documents import load_bytes
+from components.state import (choose_memory, current_document, current_engine, document_token, engine_settings,
+                              get_store, open_document, set_memory)
+from components.ui import error_text, legend, md, model_name, who
+from core.methods.readagent.build import BuildSettings, start_build
+from core.text.documents import load_bytes
+from core.text.encodings import ENCODINGS
 from core.errors import GistError
-from core.jobs import DONE, FAILED, RUNNING, STOPPED, get_job, start_build
-from core.memory import load_memory
-from core.presets import PRESETS, choose_preset
+from core.jobs import get_job
+from core.status import DONE, FAILED, RUNNING, STOPPED
+from core.methods.readagent.memory import load_memory
+from core.methods.readagent.presets import PRESETS, choose_preset
 from core.samples import SAMPLES, open_sample
 
 UPLOAD_TYPES = ["txt", "md", "markdown", "html", "htm", "epub", "pdf"]
+SETTING_LABELS = {"min_words": "Min words", "max_words": "Max words", "preset": "Preset"}
+
+# This page's session state: the build it started, with the document it belongs to ({"job": id,
+# "doc": document_token()}), the upload already read, and the defaults of the settings read
+# outside their widgets.
+STATE = {"read_job": None, "read_uploaded": None, "read_preset": "auto", "read_hard_breaks": True,
+         "read_concurrency": 8}
+
+
+def init_state() -> None:
+    for key, value in STATE.items():
+        st.session_state.setdefault(key, value)
+
+
+init_state()
 
 store = get_store()
 st.title("Gist Memory Explorer")
@@ -22,23 +39,23 @@ st.caption("Read a long text the way ReadAgent does: split it into pages at natu
 
 
 def start(document, settings: BuildSettings) -> None:
+    init_state()  # a callback: a settings widget left off the last run has taken its key with it
     try:
         engine = current_engine(store)
     except GistError as exc:
-        st.error(str(exc))
+        st.error(error_text(exc, SETTING_LABELS))
         return
-    job = start_build(store, document, engine, settings, concurrency=st.session_state.get("concurrency", 8))
-    st.session_state.job_id = job.id
-    st.session_state.pop("memory_id", None)
-    job.wait_first_page(2.0)  # so the first pause point is on screen with this run, not the next tick
+    job = start_build(store, document, engine, settings, concurrency=st.session_state.read_concurrency)
+    st.session_state.read_job = {"job": job.id, "doc": document_token()}
+    set_memory(None)
+    job.progress.wait_first_page(job, 2.0)  # so the first pause point is on screen with this run, not the next tick
 
 
 def settings_for(document) -> BuildSettings:
-    name = st.session_state.get("preset", "auto")
-    preset = choose_preset(name, document.words)
-    if st.session_state.get("custom_words"):
-        preset = preset.with_words(st.session_state.get("min_words"), st.session_state.get("max_words"))
-    return BuildSettings(preset, hard_breaks=st.session_state.get("hard_breaks", True))
+    preset = choose_preset(st.session_state.read_preset, document.words)
+    if st.session_state.get("read_custom_words"):  # the min/max widgets exist only then
+        preset = preset.with_words(st.session_state.get("read_min_words"), st.session_state.get("read_max_words"))
+    return BuildSettings(preset, hard_breaks=st.session_state.read_hard_breaks)
 
 
 def auto_build(document) -> None:
@@ -51,21 +68,59 @@ def auto_build(document) -> None:
 upload_tab, sample_tab, library_tab = st.tabs(["Upload a file", "Bundled samples", "Library"])
 with upload_tab:
     upload = st.file_uploader("A book or long text: .txt, .md, .html, .epub or .pdf", type=UPLOAD_TYPES,
-                              key="upload")
-    if upload is not None and st.session_state.get("_uploaded") != upload.file_id:
-        st.session_state._uploaded = upload.file_id
+                              key="read_upload")
+    if upload is not None and st.session_state.read_uploaded != upload.file_id:
+        st.session_state.read_uploaded = upload.file_id
         try:
             document = load_bytes(upload.getvalue(), upload.name)
         except GistError as exc:
-            st.error(str(exc))
+            st.error(error_text(exc))
         else:
             store.save_document(document)
             open_document(document)
             auto_build(document)
+    if upload is not None and (current := current_document(store)) is not None and \
+            current.meta.get("encoding") and current.source == upload.name:
+        # No byte-order mark and not UTF-8: say which encoding was used, and let the reader choose another.
+        names = list(ENCODINGS)
+        used = current.meta["encoding"]
+        st.info(f"This file is not UTF-8; it was read as {ENCODINGS.get(used, used)}. If letters look wrong "
+                "(ŕ for à, Ã© for é), choose the encoding it was saved in.")
+        chosen = st.selectbox("Read the file as", names, index=names.index(used) if used in names else None,
+                              format_func=ENCODINGS.get, key="read_encoding")
+        if chosen and chosen != used:
+            try:
+                document = load_bytes(upload.getvalue(), upload.name, encoding=chosen)
+            except GistError as exc:
+                st.error(error_text(exc))
+            else:
+                store.save_document(document)
+                open_document(document)
+                auto_build(document)
+                st.rerun()
+    if upload is not None and (current := current_document(store)) is not None and \
+            len(current.meta.get("books") or []) > 1 and current.source == upload.name:
+        # A file holding several books: never cut silently.
+        books = current.meta["books"]
+        st.info(f"This file holds {len(books)} books; this is book {current.meta['book'] + 1}, "
+                f"{md(books[current.meta['book']])}. Open another:")
+        other = st.selectbox("Book in this file", range(len(books)), index=current.meta["book"],
+                             format_func=lambda i: f"{i + 1}. {books[i]}", key="read_book")
+        if other != current.meta["book"] and st.button("Open this book", key="read_open_book"):
+            try:
+                document = load_bytes(upload.getvalue(), upload.name, encoding=current.meta.get("encoding"),
+                                      book=other)
+            except GistError as exc:
+                st.error(error_text(exc))
+            else:
+                store.save_document(document)
+                open_document(document)
+                auto_build(document)
+                st.rerun()
 with sample_tab:
-    key = st.selectbox("Sample", list(SAMPLES), format_func=lambda k: SAMPLES[k].title, key="sample")
+    key = st.selectbox("Sample", list(SAMPLES), format_func=lambda k: SAMPLES[k].title, key="read_sample")
     st.caption(SAMPLES[key].description)
-    if st.button("Open sample", key="open_sample"):
+    if st.button("Open sample", key="read_open_sample"):
         document, memory_id = open_sample(store, key)
         open_document(document, memory_id)
         if memory_id is None:
@@ -78,8 +133,8 @@ with library_tab:
         ids = [d["id"] for d in documents]
         labels = {d["id"]: f"{d['title']} · {d['words']:,} words · "
                      f"{d['memories']} gist memor{'y' if d['memories'] == 1 else 'ies'}" for d in documents}
-        chosen = st.selectbox("Document", ids, format_func=labels.get, key="library_doc")
-        if st.button("Open", key="open_library"):
+        chosen = st.selectbox("Document", ids, format_func=labels.get, key="read_library_doc")
+        if st.button("Open", key="read_open_library"):
             open_document(store.get_document(chosen))
 
 document = current_document(store)
@@ -95,31 +150,32 @@ st.caption(" · ".join(md(x) for x in (document.author, f"{document.words:,} wor
 # --- pagination settings and build -----------------------------------------------------------
 with st.expander("Pagination settings", expanded=False):
     c1, c2, c3 = st.columns([2, 1, 1])
-    c1.selectbox("Preset (the paper's Table 8)", ["auto", *PRESETS], key="preset",
+    c1.selectbox("Preset (the paper's Table 8)", ["auto", *PRESETS], key="read_preset",
                  format_func=lambda n: "auto (by length)" if n == "auto" else
                  f"{PRESETS[n].label}: {PRESETS[n].min_words}–{PRESETS[n].max_words} words")
-    base = choose_preset(st.session_state.get("preset", "auto"), document.words)
-    custom = c1.checkbox("Custom min/max words", key="custom_words")
+    base = choose_preset(st.session_state.read_preset, document.words)
+    custom = c1.checkbox("Custom min/max words", key="read_custom_words")
     if custom:
-        c2.number_input("Min words", 50, 20000, base.min_words, step=50, key="min_words")
-        c3.number_input("Max words", 100, 40000, base.max_words, step=50, key="max_words")
+        c2.number_input("Min words", 50, 20000, base.min_words, step=50, key="read_min_words")
+        c3.number_input("Max words", 100, 40000, base.max_words, step=50, key="read_max_words")
     else:  # the preset's values, shown but not editable
-        c2.number_input("Min words", value=base.min_words, disabled=True, key=f"min_words_{base.name}")
-        c3.number_input("Max words", value=base.max_words, disabled=True, key=f"max_words_{base.name}")
-    c1.checkbox("Chapter headings end pages", True, key="hard_breaks")
+        c2.number_input("Min words", value=base.min_words, disabled=True, key=f"read_min_words_{base.name}")
+        c3.number_input("Max words", value=base.max_words, disabled=True, key=f"read_max_words_{base.name}")
+    c1.checkbox("Chapter headings end pages", key="read_hard_breaks")
     if engine_settings().kind == "openai":
-        c2.number_input("Concurrent model calls", 1, 64, 8, key="concurrency")
+        c2.number_input("Concurrent model calls", 1, 64, key="read_concurrency")
 
-settings = settings_for(document)
-if settings.preset.min_words >= settings.preset.max_words:
-    st.error("Min words must be below max words.")
+try:
+    settings = settings_for(document)
+except GistError as exc:  # page sizes that cannot work
+    st.error(error_text(exc, SETTING_LABELS))
     st.stop()
 
-job = get_job(st.session_state.get("job_id"))
-if job is not None and job.document.id != document.id:
+held = st.session_state.read_job
+job = get_job(held["job"]) if held and held["doc"] == document_token() else None
+if job is not None and (job.kind != "build" or job.progress.document.id != document.id):
     job = None
-snap = job.snapshot() if job is not None else None
-running = snap is not None and snap.status == RUNNING
+running = job is not None and job.status == RUNNING
 
 
 def stop_build() -> None:
@@ -128,10 +184,10 @@ def stop_build() -> None:
 
 
 b1, b2, _ = st.columns([1, 1, 4])
-label = "Resume build" if snap is not None and snap.status in (STOPPED, FAILED) else "Build gist memory"
-b1.button(label, type="primary", disabled=running, key="build", on_click=start, args=(document, settings))
+label = "Resume build" if job is not None and job.status in (STOPPED, FAILED) else "Build gist memory"
+b1.button(label, type="primary", disabled=running, key="read_build", on_click=start, args=(document, settings))
 if running:
-    b2.button("Stop", key="stop", on_click=stop_build)
+    b2.button("Stop", key="read_stop", on_click=stop_build)
 st.caption(f"Engine: {md(engine_settings().label)} · preset {settings.preset.name} "
            f"({settings.preset.min_words}–{settings.preset.max_words} words)")
 
@@ -140,15 +196,15 @@ st.caption(f"Engine: {md(engine_settings().label)} · preset {settings.preset.na
 def live_build(job_id: int) -> None:
     """Pause points and gists as they arrive; reruns the page when the build ends."""
     job = get_job(job_id)
-    snap = job.snapshot()
-    total = max(1, snap.total_words)
-    st.progress(min(1.0, snap.words_done / total),
-                text=f"{len(snap.pages)} pages found · {snap.pages_gisted} gisted · "
-                     f"{snap.words_done:,} of {snap.total_words:,} words · {snap.seconds:.1f} s")
-    render_pages(job.document, snap.pages, key="live_pages", by=model_name(job.engine_label), follow=True)
-    if snap.finished:
-        if snap.status == DONE:
-            st.session_state.memory_id = snap.result.memory_id
+    progress = job.progress
+    pages, total = progress.pages(), max(1, progress.document.words)
+    st.progress(min(1.0, progress.words_done / total),
+                text=f"{len(pages)} pages found · {progress.pages_gisted} gisted · "
+                     f"{progress.words_done:,} of {progress.document.words:,} words · {job.seconds:.1f} s")
+    render_pages(progress.document, pages, key="read_live_pages", by=model_name(progress.engine_label), follow=True)
+    if job.finished:
+        if job.status == DONE:
+            set_memory(job.result.memory_id)
         st.rerun()
 
 
@@ -156,15 +212,15 @@ if running:
     legend()
     live_build(job.id)
     st.stop()
-if snap is not None and snap.status in (STOPPED, FAILED):
-    st.warning(f"{snap.error} {len(snap.pages)} pages and {snap.pages_gisted} gists are kept.")
+if job is not None and job.status in (STOPPED, FAILED):
+    st.warning(f"{error_text(job.exception, SETTING_LABELS)} {len(job.progress.pages())} pages and {job.progress.pages_gisted} gists are kept.")
 
 # --- the finished memory -------------------------------------------------------------------
 memories = store.memories_for(document.id)
 if not memories:
-    if snap is not None and snap.pages:
-        st.subheader(f"Unfinished: {len(snap.pages)} pages so far")
-        render_pages(document, snap.pages, key="partial_pages", by=model_name(job.engine_label),
+    if job is not None and job.progress.pages():
+        st.subheader(f"Unfinished: {len(job.progress.pages())} pages so far")
+        render_pages(document, job.progress.pages(), key="read_partial_pages", by=model_name(job.progress.engine_label),
                      pending="no gist yet: resume the build")
     else:
         st.info("No gist memory yet. Press **Build gist memory** to paginate and gist this text.")
@@ -180,6 +236,6 @@ m3.metric("Compression rate", f"{memory.compression_rate:.1f}%")
 m4.metric("Fallback breaks", sum(1 for p in memory.pages if p.break_by == "fallback"))
 by = model_name(memory.engine_label)
 st.caption(f"Pause points {md(who(memory.pages[0].break_by, by))} · gists by {md(memory.engine_label)}")
-st.plotly_chart(pages_chart(pages, document.words), width="stretch", key="pages_chart")
+st.plotly_chart(pages_chart(pages, document.words), width="stretch", key="read_pages_chart")
 legend()
-render_pages(document, pages, key="memory_pages", by=by)
+render_pages(document, pages, key="read_memory_pages", by=by)

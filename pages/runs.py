@@ -4,52 +4,106 @@ import streamlit as st
 
 from components.ask_view import render_ask_result
 from components.pages_view import memory_pages, render_pages
-from components.state import get_store, open_document
+from components.state import current_engine, get_store, open_document, open_evaluation
 from components.trace_view import render_step_table
-from components.ui import md, model_name
+from components.ui import error_text, md, model_name
 from core.errors import GistError
-from core.memory import load_memory
-from core.methods import load_ask
+from core.jobs import start_job
+from core.resume import RESUMABLE, check_resumable, resume_run
+from core.status import FAILED, INTERRUPTED, STOPPED
+from core.methods.readagent.memory import load_memory
+from core.methods.ask import load_ask
 
 store = get_store()
 st.title("Runs")
 st.caption("Every build and question is stored with its prompts, replies and decisions; a run reopens "
            "from the database as it was, with no model needed.")
 
-runs = store.list_runs()
-if not runs:
-    st.info("No runs yet. Build a gist memory on **Read** or ask a question on **Ask**.")
+PAGE = 100  # runs listed at once; an evaluation's question runs are listed under it, a page at a time
+KINDS = {"every kind": None, "builds": "build", "questions": "ask", "memory trees": "tree", "evaluations": "eval"}
+l1, l2, l3 = st.columns([2, 4, 2], vertical_alignment="bottom")
+kind = KINDS[l1.selectbox("Show", list(KINDS), key="runs_kind")]
+search = l2.text_input("Search", key="runs_search", placeholder="words from the question, document, method or engine")
+total = store.count_runs(kind=kind, search=search.strip())
+if not total:
+    st.info("No runs yet. Build a gist memory on **Read** or ask a question on **Ask**." if kind is None and not search
+            else "No run matches.")
     st.stop()
-
+pages = -(-total // PAGE)
+page_no = int(l3.number_input(f"Page (of {pages})", 1, pages, key="runs_page")) if pages > 1 else 1
+runs = store.runs_page(kind=kind, search=search.strip(), offset=(page_no - 1) * PAGE, limit=PAGE)
 
 
 def describe(r: dict) -> str:
-    what = r["question"] if r["kind"] == "ask" else "build gist memory"
-    return (f"#{r['id']} · {r['kind']} · {r.get('method') or ''} · {r.get('title') or r['doc_id']} · "
-            f"{(what or '')[:70]} · {r['status']}")
+    what = r["question"] if r["kind"] in ("ask", "eval") else "build gist memory" if r["kind"] == "build" else \
+        "memory tree"
+    grouped = f"{r['results']} question runs" if r["kind"] == "eval" else ""
+    parts = [f"#{r['id']}", r["kind"], r.get("method"), r.get("title") or r["doc_id"], (what or "")[:70], grouped,
+             r["status"]]
+    return " · ".join(p for p in parts if p)
 
 
+st.caption(f"{total:,} runs, newest first" + (f" · page {page_no} of {pages}" if pages > 1 else "")
+           + " · an evaluation's question runs are listed under it")
 st.dataframe(pd.DataFrame([{
-    "run": r["id"], "kind": r["kind"], "document": (r.get("title") or r["doc_id"]),
-    "method": r.get("method") or "", "engine": r.get("engine_label") or "", "question": r.get("question") or "",
+    "run": r["id"], "kind": r["kind"], "question runs": str(r["results"]) if r["kind"] == "eval" else "",
+    "document": (r.get("title") or r["doc_id"] or ""), "method": r.get("method") or "",
+    "engine": r.get("engine_label") or "", "question": r.get("question") or "",
     "status": r["status"], "started": r["started_at"], "seconds": r.get("seconds"),
 } for r in runs]), hide_index=True, width="stretch", height=240, key="runs_table")
 
 ids = [r["id"] for r in runs]
 by_id = {r["id"]: r for r in runs}
-run_id = st.selectbox("Open run", ids, format_func=lambda i: describe(by_id[i]), key="open_run")
+run_id = st.selectbox("Open run", ids, format_func=lambda i: describe(by_id[i]), key="runs_open")
+if by_id[run_id]["kind"] == "eval" and by_id[run_id]["results"]:
+    grouped = store.count_eval_question_runs(run_id)
+    with st.expander(f"The {grouped:,} question runs of evaluation #{run_id} (select one to open it)"):
+        q_pages = -(-grouped // PAGE)
+        q_page = int(st.number_input(f"Page (of {q_pages})", 1, q_pages, key=f"runs_q_page_{run_id}")) \
+            if q_pages > 1 else 1
+        question_runs = store.eval_question_runs(run_id, offset=(q_page - 1) * PAGE, limit=PAGE)
+        picked = st.dataframe(pd.DataFrame([{
+            "run": q["id"], "method": q.get("method") or "", "document": q.get("title") or q["doc_id"] or "",
+            "question": q.get("question") or "", "repeat": q["run_index"] + 1, "status": q["status"],
+            "seconds": q.get("seconds")} for q in question_runs]), hide_index=True, width="stretch", height=280,
+            key=f"runs_questions_{run_id}_{q_page}", on_select="rerun", selection_mode="single-row")
+        if picked.selection.rows:
+            run_id = question_runs[picked.selection.rows[0]]["id"]
 run = store.get_run(run_id)
+if run["kind"] in RESUMABLE and run["status"] in (STOPPED, INTERRUPTED, FAILED):
+    st.warning(f"This {run['kind']} is {run['status']}: what it made is kept. Resume it to finish; replies already "
+               "logged are reused, so no model call is repeated.")
+    if st.button("Resume", type="primary", key="runs_resume"):
+        try:
+            engine = current_engine(store)
+            check_resumable(store, run_id, engine)
+            if run["kind"] == "eval":  # Evaluate resumes it, and shows its progress
+                open_evaluation(run_id)
+                st.switch_page("pages/evaluate.py", query_params={"resume": str(run_id)})
+            document = store.get_document(run["doc_id"])
+            open_document(document, run.get("memory_id"))
+            job = start_job(run["kind"], f"{document.title}: resume run {run_id}",
+                            lambda job: resume_run(store, run_id, engine, cancel=job.cancel))
+            with st.spinner(f"Resuming the {run['kind']}…"):
+                job.wait()
+        except GistError as exc:
+            st.error(error_text(exc))
+        else:
+            if job.exception is not None:  # a bug shows a short message; the run row keeps the traceback
+                st.error(error_text(job.exception))
+            else:
+                st.success(f"Finished: the {run['kind']} is complete.")
 if run["kind"] == "eval":
     st.subheader(f"Evaluation #{run_id}: {md(run.get('question') or '')}")
     st.caption(f"{md(run.get('engine_label') or '')} · methods {md(run.get('method') or '')} · {run['status']}")
     if run.get("error"):
-        st.warning(run["error"])
-    if st.button("Open in Evaluate", key="open_eval"):
-        st.session_state.eval_id = run_id
+        st.warning(md(run["error"]))
+    if st.button("Open in Evaluate", key="runs_open_eval"):
+        open_evaluation(run_id)
         st.switch_page("pages/evaluate.py")
     st.stop()
 document = store.get_document(run["doc_id"])
-if st.button(f"Work on this document ({document.title})", key="open_run_document"):
+if st.button(f"Work on this document ({md(document.title)})", key="runs_open_document"):
     open_document(document, run.get("memory_id"))
     st.switch_page("pages/read.py")
 if run["kind"] == "tree":
@@ -64,7 +118,7 @@ if run["kind"] == "ask":
     try:
         result = load_ask(store, run_id)
     except GistError as exc:
-        st.warning(f"{exc} Error: {run.get('error') or 'none recorded'}")
+        st.warning(f"{error_text(exc)} Error: {md(run.get('error') or 'none recorded')}")
         st.stop()
     questions = document.meta.get("questions") or []
     gold = next((q for q in questions if q["question"] == result.question), None)
@@ -81,7 +135,7 @@ c3.metric("Model calls", res.get("llm_calls", 0), help=f"{res.get('cached_calls'
 c4.metric("Seconds", run.get("seconds") or "—")
 st.caption(f"Engine: {md(run.get('engine_label') or '')} · settings: {md(run.get('params') or {})}")
 if run.get("error"):
-    st.warning(run["error"])
+    st.warning(md(run["error"]))
 steps = [s["data"] for s in store.steps(run_id)]
 st.markdown("**Steps** (pagination and gists, in the order they finished)")
 render_step_table(store, steps, key=f"build{run_id}", by=model_name(run.get("engine_label") or ""))

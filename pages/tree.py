@@ -1,12 +1,19 @@
 """Tree: MemWalker's memory tree of summaries, as a graph or a sunburst, with the last walk on it."""
 import streamlit as st
 
-from components.state import current_engine, engine_settings, get_store, require_document
+from components.state import chosen_memory, current_engine, engine_settings, get_store, require_document
 from components.tree_view import node_label, tree_graph_html, tree_sunburst
-from components.ui import md
+from components.ui import error_text, md
 from core.errors import GistError
-from core.memory import load_memory
-from core.memwalker import TreeSettings, build_tree, load_tree
+from core.methods.ask import load_ask
+from core.status import DONE
+from core.methods.readagent.memory import load_memory
+from core.methods.memwalker.tree import TreeSettings, build_tree, load_tree
+
+SETTING_LABELS = {"segment_tokens": "Tokens per segment", "max_children": "Most children per node"}
+
+# This page's session state: the tree open (kept across pages; the picker's own key is "tree_pick").
+st.session_state.setdefault("tree_id", None)
 
 store = get_store()
 st.title("Memory tree")
@@ -26,17 +33,17 @@ with st.expander("Build a tree", expanded=not trees):
     on_pages = c3.checkbox("Use a gist memory's pages as leaves", key="tree_on_pages", disabled=not memories,
                            help="Pages become leaves and gists their summaries, so both methods share one pagination.")
     st.caption(f"Summaries by {md(engine_settings().label)}.")
-    if st.button("Build or open tree", type="primary", key="build_tree"):
+    if st.button("Build or open tree", type="primary", key="tree_build"):
         try:
             engine = current_engine(store)
             memory = None
             if on_pages and memories:
-                memory = load_memory(store, st.session_state.get("memory_id") or memories[0]["id"], document)
+                memory = load_memory(store, chosen_memory() or memories[0]["id"], document)
             with st.spinner("Summarising, level by level…"):
                 tree, built = build_tree(store, document, engine, TreeSettings(int(segment_tokens), int(max_children)),
                                          memory=memory)
         except GistError as exc:
-            st.error(str(exc))
+            st.error(error_text(exc, SETTING_LABELS))
         else:
             st.session_state.tree_id = tree.tree_id
             st.success(("Reopened the stored tree: no model calls." if built.reused else
@@ -49,7 +56,7 @@ if not trees:
     st.stop()
 
 ids = [t["id"] for t in trees]
-if st.session_state.get("tree_id") not in ids:
+if st.session_state.tree_id not in ids:
     st.session_state.tree_id = ids[0]
 labels = {t["id"]: f"{t['engine_label']} · {t['origin']} · {t['segment_tokens'] or 'pages'} tokens · "
                    f"≤{t['max_children']} children" for t in trees}
@@ -58,8 +65,19 @@ tree_id = st.selectbox("Tree", ids, index=ids.index(st.session_state.tree_id), f
 st.session_state.tree_id = tree_id
 tree = load_tree(store, tree_id, document)
 
-walk = st.session_state.get("tree_walk")
-visits = walk["trajectory"] if walk and walk.get("tree_id") == tree.tree_id else None
+
+def last_walk(tree_id: int):
+    """The newest MemWalker question answered on this tree (from the database, so it survives a reload)."""
+    for row in store.list_runs(kind="ask", doc_id=document.id):
+        if row["method"] == "memwalker" and row["status"] == DONE:
+            result = load_ask(store, row["id"])
+            if result.details.tree.get("tree_id") == tree_id:
+                return result
+    return None
+
+
+walk = last_walk(tree.tree_id)
+visits = walk.details.trajectory if walk is not None else None
 counts = tree.level_counts()
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Nodes", len(tree.nodes))
@@ -67,7 +85,7 @@ m2.metric("Leaves", counts[0])
 m3.metric("Levels", len(counts))
 m4.metric("Leaf tokens", f"{tree.tokens:,}")
 if visits:
-    st.caption(f"Showing the walk for “{md(walk['question'])}”: visited nodes are green and numbered in order, "
+    st.caption(f"Showing the walk for “{md(walk.question)}”: visited nodes are green and numbered in order, "
                "reverts are red dashed arrows, the leaf answered from has a dark border.")
 
 view = st.radio("View", ["Graph", "Sunburst"], horizontal=True, key="tree_view",

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -8,12 +7,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-SHARED = ROOT.parent / "shared" / "data"
-BOOKS = SHARED / "books"
+DATA = ROOT / "tests" / "data"
+CORE_DATA = ROOT / "core" / "data"
+BOOK_DIRS = (DATA / "books", CORE_DATA)  # the books the tests read, shipped in the repo
 
-from core.db import open_db  # noqa: E402
-from core.llm import LLM  # noqa: E402
-from core.llm_engine import LLMEngine  # noqa: E402
+from core.engine import model_engine  # noqa: E402
+from core.llm.seam import LLM  # noqa: E402
+from core.store import open_db  # noqa: E402
 from tests.fakes import ScriptedBackend  # noqa: E402
 
 
@@ -38,20 +38,21 @@ def scripted(store):
     asked for (use_cache=True), so each test's queue is what the engine sees."""
     def make(replies=(), handler=None, use_cache=False, embedder=None, **llm_kw):
         backend = ScriptedBackend(replies, handler=handler, embedder=embedder)
-        return LLMEngine(LLM(backend, store, use_cache=use_cache, **llm_kw)), backend
+        return model_engine(LLM(backend, store, use_cache=use_cache, **llm_kw)), backend
     return make
 
 
 @pytest.fixture
 def sim():
-    from core.simulator import SimulatedLLM
+    from core.llm.simulator import SimulatedLLM
 
     with SimulatedLLM(hang_s=2.0) as server:
         yield server
 
 
 def book(name: str) -> Path:
-    matches = sorted(BOOKS.glob(f"*{name}*.txt"))
-    if not matches:
-        pytest.skip(f"shared data not found: {name}")
+    """A Project Gutenberg book shipped with the repo (``alice``, ``off_course``, ``frankenstein``,
+    ``pride_and_prejudice``)."""
+    matches = sorted(m for d in BOOK_DIRS for m in d.glob(f"*{name}*.txt"))
+    assert matches, f"no book matching {name!r} in {', '.join(map(str, BOOK_DIRS))}"
     return matches[0]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
-from core.llm import Reply
+from core.llm.seam import Reply
 
 
 class ScriptedBackend:

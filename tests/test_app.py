@@ -5,8 +5,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components.state import EngineSettings
-from core.db import open_db
-from core.simulator import SimulatedLLM
+from core.store import open_db
+from core.llm.simulator import SimulatedLLM
 from tests.conftest import ROOT, book
 
 PAPER_Q = 2  # "What was Dameri's purpose in landing on earth?"
@@ -28,8 +28,8 @@ def html_of(at) -> str:
 
 
 def open_sample(at, key="off-course"):
-    at.selectbox(key="sample").set_value(key)
-    at.button(key="open_sample").click().run()
+    at.selectbox(key="read_sample").set_value(key)
+    at.button(key="read_open_sample").click().run()
     assert not at.exception
     return at
 
@@ -67,7 +67,7 @@ def test_off_course_opens_with_the_papers_memory(app):
 
 
 def test_uploading_a_book_builds_it_offline_and_reopening_is_instant(app):
-    app.file_uploader(key="upload").set_value(("alice.txt", book("alice").read_bytes(), "text/plain")).run()
+    app.file_uploader(key="read_upload").set_value(("alice.txt", book("alice").read_bytes(), "text/plain")).run()
     assert not app.exception
     assert app.header[0].value.startswith("Alice")
     settle(app)
@@ -75,7 +75,7 @@ def test_uploading_a_book_builds_it_offline_and_reopening_is_instant(app):
     assert pages > 10
     assert html_of(app).count("ends here") == 12  # the first view of pages
     # Opening it again from the library reuses the stored memory: no new build.
-    app.button(key="open_library").click().run()
+    app.button(key="read_open_library").click().run()
     assert metrics(app)["Pages"] == str(pages)
     store = open_db()
     assert len(store.list_runs(kind="build")) == 1
@@ -88,7 +88,7 @@ def test_uploading_a_book_builds_it_offline_and_reopening_is_instant(app):
 ])
 def test_a_bad_upload_gets_a_clear_message_and_nothing_is_lost(app, name, data, says):
     open_sample(app)
-    app.file_uploader(key="upload").set_value((name, data, "application/octet-stream")).run()
+    app.file_uploader(key="read_upload").set_value((name, data, "application/octet-stream")).run()
     assert says in app.error[0].value
     assert app.header[0].value == "Off Course"  # the open document is still there
 
@@ -97,7 +97,7 @@ def test_text_from_documents_is_escaped_everywhere(app):
     evil = ("# <script>alert('title')</script>\n\n"
             + "\n\n".join(f"Paragraph {i} <img src=x onerror=alert({i})> and <script>alert('x')</script> "
                           + "word " * 60 for i in range(12)))
-    app.file_uploader(key="upload").set_value(("evil.md", evil.encode(), "text/markdown")).run()
+    app.file_uploader(key="read_upload").set_value(("evil.md", evil.encode(), "text/markdown")).run()
     settle(app)
     body = html_of(app)
     assert "<script>" not in body and "<img" not in body
@@ -108,10 +108,10 @@ def test_text_from_documents_is_escaped_everywhere(app):
 def test_ask_the_papers_question_and_see_the_pages_re_read(app):
     open_sample(app)
     app.switch_page("pages/ask.py").run()
-    app.selectbox(key="sample_question").set_value(PAPER_Q).run()
-    assert app.text_area(key="q_text").value == "What was Dameri’s purpose in landing on earth?"
-    assert len(app.text_area(key="q_options").value.splitlines()) == 4
-    app.button(key="run_question").click().run()
+    app.selectbox(key="ask_sample").set_value(PAPER_Q).run()
+    assert app.text_area(key="ask_text").value == "What was Dameri’s purpose in landing on earth?"
+    assert len(app.text_area(key="ask_options").value.splitlines()) == 4
+    app.button(key="ask_run").click().run()
     assert not app.exception
     body = html_of(app)
     looked_up = body.count("gme-cell reread")
@@ -124,9 +124,9 @@ def test_ask_the_papers_question_and_see_the_pages_re_read(app):
 def test_two_methods_side_by_side(app):
     open_sample(app)
     app.switch_page("pages/ask.py").run()
-    app.selectbox(key="sample_question").set_value(PAPER_Q).run()
-    app.multiselect(key="q_methods").set_value(["readagent-p", "gistmem"]).run()
-    app.button(key="run_question").click().run()
+    app.selectbox(key="ask_sample").set_value(PAPER_Q).run()
+    app.multiselect(key="ask_methods").set_value(["readagent-p", "gistmem"]).run()
+    app.button(key="ask_run").click().run()
     headings = [m.value for m in app.markdown if m.value.startswith("#### ")]
     assert headings == ["#### ReadAgent\\-P", "#### GistMem"]
     assert [m.value for m in app.metric if m.label == "Pages re-read"][1] == "0"
@@ -151,15 +151,15 @@ def test_gist_memory_page_offers_exports_and_the_context(app):
 
 
 def test_runs_reopen_a_question_and_a_build_as_they_were(app):
-    app.file_uploader(key="upload").set_value(("alice.txt", book("alice").read_bytes(), "text/plain")).run()
+    app.file_uploader(key="read_upload").set_value(("alice.txt", book("alice").read_bytes(), "text/plain")).run()
     settle(app)
     open_sample(app)
     app.switch_page("pages/ask.py").run()
-    app.selectbox(key="sample_question").set_value(PAPER_Q).run()
-    app.button(key="run_question").click().run()
+    app.selectbox(key="ask_sample").set_value(PAPER_Q).run()
+    app.button(key="ask_run").click().run()
     answered = metrics(app)
     app.switch_page("pages/runs.py").run()
-    runs = app.selectbox(key="open_run")
+    runs = app.selectbox(key="runs_open")
     assert len(runs.options) == 2 and " ask " in runs.options[0]  # newest first
     assert metrics(app)["Words in context"] == answered["Words in context"]
     build = open_db().list_runs(kind="build")[0]
@@ -199,8 +199,8 @@ def test_a_question_through_a_model_never_reuses_offline_results(app):
     with SimulatedLLM() as sim:
         app.session_state["engine_settings"] = EngineSettings("openai", sim.base_url, "gme-simulator", "sk-session")
         app.switch_page("pages/ask.py").run()
-        app.selectbox(key="sample_question").set_value(PAPER_Q).run()
-        app.button(key="run_question").click().run()
+        app.selectbox(key="ask_sample").set_value(PAPER_Q).run()
+        app.button(key="ask_run").click().run()
         assert not app.exception
         assert int(metrics(app)["Model calls"]) >= 2
         assert any("gme-simulator" in c.value.replace("\\", "") for c in app.caption)
@@ -237,10 +237,10 @@ def test_evaluate_runs_in_the_background_and_inspect_walks_its_failures(app):
 def test_a_stopped_evaluation_is_resumed_from_the_evaluate_page(app):
     import threading
 
-    from core.datasets import load_dataset
+    from core.eval.datasets import load_dataset
     from core.errors import Cancelled
-    from core.evaluate import evaluate
-    from core.offline import OfflineEngine
+    from core.eval.runner import evaluate
+    from core.engine import OFFLINE
 
     store = open_db()
     docs = load_dataset("quality", limit_docs=1)
@@ -252,10 +252,10 @@ def test_a_stopped_evaluation_is_resumed_from_the_evaluate_page(app):
             cancel.set()
 
     with pytest.raises(Cancelled):
-        evaluate(store, OfflineEngine(), docs, ["gistmem", "full"], dataset="quality", path="quality_dev_16.jsonl",
+        evaluate(store, OFFLINE, docs, ["gistmem", "full"], dataset="quality", path="quality_dev_16.jsonl",
                  concurrency=1, progress=stop_after_two, cancel=cancel, limit_questions=4)
     app.switch_page("pages/evaluate.py").run()
-    assert "interrupted" in app.warning[0].value
+    assert "stopped" in app.warning[0].value
     app.button(key="ev_resume").click().run()
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and store.list_runs(kind="eval")[0]["status"] != "done":
@@ -263,3 +263,204 @@ def test_a_stopped_evaluation_is_resumed_from_the_evaluate_page(app):
     app.run()
     assert store.list_runs(kind="eval")[0]["status"] == "done"
     assert len(store.eval_results(store.list_runs(kind="eval")[0]["id"])) == 8
+
+
+def test_a_file_that_is_not_utf8_says_how_it_was_read_and_can_be_read_another_way(app):
+    text = "Chapitre premier\n\n" + "Zoë a goûté la crème brûlée à Noël, puis elle a dormi.\n\n" * 40
+    app.file_uploader(key="read_upload").set_value(("zoe.txt", text.encode("cp1252"), "text/plain")).run()
+    assert not app.exception
+    assert any("read as Western European" in i.value for i in app.info)
+    assert "crème brûlée" in html_of(app) or "crème brûlée" in str(app.markdown)
+    app.selectbox(key="read_encoding").set_value("cp1250").run()
+    assert not app.exception
+    store = open_db()
+    titles = {d["id"]: d for d in store.list_documents()}
+    reread = [store.get_document(i) for i in titles if store.get_document(i).meta.get("encoding") == "cp1250"]
+    assert reread and "crčme" in reread[0].paragraphs[1].text  # what the reader chose
+
+
+def test_runs_offers_to_resume_a_stopped_build_and_finishes_it(app):
+    import threading
+
+    from core.engine import OFFLINE
+    from core.errors import Cancelled
+    from core.methods.readagent.build import BuildSettings, build_memory
+    from core.methods.readagent.presets import PRESETS
+    from core.text.documents import load_path
+
+    store = open_db()
+    document = load_path(book("alice"))
+    cancel = threading.Event()
+    with pytest.raises(Cancelled):
+        build_memory(store, document, OFFLINE, BuildSettings(PRESETS["quality"]), cancel=cancel,
+                     progress=lambda e: cancel.set() if e.pages_gisted >= 2 else None)
+    [stopped] = store.list_runs(kind="build")
+    app.switch_page("pages/runs.py").run()
+    assert any("is stopped" in w.value for w in app.warning)
+    app.button(key="runs_resume").click().run()
+    assert not app.exception and any("complete" in s.value for s in app.success)
+    assert store.get_run(stopped["id"])["status"] == "stopped"  # history stays; a new run finished the memory
+    assert store.memories_for(document.id)[0]["status"] == "complete"
+
+
+def test_uploading_a_file_of_several_books_says_so_and_opens_another(app):
+    data = (book("off_course").read_text(encoding="utf-8") + "\n\n" + book("alice").read_text(encoding="utf-8"))
+    app.file_uploader(key="read_upload").set_value(("two.txt", data.encode("utf-8"), "text/plain")).run()
+    assert not app.exception and app.header[0].value == "Off Course"
+    assert any("This file holds 2 books" in i.value for i in app.info)
+    app.selectbox(key="read_book").set_value(1).run()
+    app.button(key="read_open_book").click().run()
+    assert not app.exception and app.header[0].value.startswith("Alice")
+
+
+# --- Inspect, Evaluate and Runs for annotators and evaluators at scale ----------------------------
+
+def offline_evaluation(methods=("readagent-p", "gistmem"), questions=4, params=None):
+    from core.engine import OFFLINE
+    from core.eval.datasets import load_dataset
+    from core.eval.runner import evaluate
+
+    store = open_db()
+    docs = load_dataset("quality", limit_docs=1)
+    docs = [type(docs[0])(docs[0].document, docs[0].questions[:questions])]
+    return store, evaluate(store, OFFLINE, docs, list(methods), dataset="quality", path="quality_dev_16.jsonl",
+                           params=params)
+
+
+def case_line(app) -> str:
+    return next(m.value for m in app.markdown if m.value.startswith("**Case "))
+
+
+def test_inspect_labels_from_the_key_buttons_keeps_drafts_and_measures_agreement(app):
+    store, eval_id = offline_evaluation()
+    app.switch_page("pages/inspect.py").run()
+    app.selectbox(key="in_show").set_value("everything").run()
+    assert case_line(app).startswith("**Case 1 of 8**")
+    first = app.session_state["in_case"]
+    assert app.selectbox(key=f"in_category_{first}_").value is None  # nothing preselected
+    app.button(key="in_cat_1").click().run()  # key 2 chooses the second category
+    assert app.selectbox(key=f"in_category_{first}_").value == "gist lost the detail"
+    app.button(key="in_save").click().run()
+    assert "Type your name" in app.error[0].value and not store.labels(eval_id)
+    app.text_input(key="in_annotator").set_value("ana").run()  # the choice made before is kept, now signed
+    assert app.selectbox(key=f"in_category_{first}_ana").value == "gist lost the detail"
+
+    # a note; away and back: the unsaved draft is still there
+    app.text_area(key=f"in_note_{first}_ana").input("the date is gone").run()
+    app.button(key="in_next").click().run()
+    assert case_line(app).startswith("**Case 2 of 8**")
+    app.button(key="in_save").click().run()
+    assert "Choose a failure category first (keys 1–6)" in app.error[0].value and not store.labels(eval_id)
+    app.button(key="in_prev").click().run()
+    assert app.selectbox(key=f"in_category_{first}_ana").value == "gist lost the detail"
+    assert app.text_area(key=f"in_note_{first}_ana").value == "the date is gone"
+    assert any("Unsaved change" in c.value for c in app.caption)
+
+    # save and next, three times
+    order = []
+    for key in ("in_save", "in_cat_2", "in_save", "in_cat_0", "in_save"):
+        if key == "in_save":
+            order.append(app.session_state["in_case"])
+        app.button(key=key).click().run()
+    assert "Saved: pagination." in app.success[0].value and case_line(app).startswith("**Case 4 of 8**")
+    assert [(lb["result_id"], lb["category"], lb["note"]) for lb in store.labels(eval_id)] == sorted(
+        zip(order, ["gist lost the detail", "wrong look-up", "pagination"], ["the date is gone", "", ""]))
+
+    # a second annotator agrees on two cases and not on the third
+    app.text_input(key="in_annotator").set_value("ben").run()
+    app.number_input(key="in_goto").set_value(1).run()
+    assert case_line(app).startswith("**Case 1 of 8**")
+    for key in ("in_cat_1", "in_save", "in_cat_2", "in_save", "in_cat_4", "in_save"):
+        app.button(key=key).click().run()
+    assert any("Cohen's kappa: **0.57 (moderate)** over 3 cases" in m.value for m in app.markdown)
+    [apart] = [d.value for d in app.dataframe if "by ben" in d.value.columns]
+    assert list(apart["by ana"]) == ["pagination"] and list(apart["by ben"]) == ["dataset problem"]
+    assert any("Cases where annotators disagree** (1)" in m.value for m in app.markdown)
+
+    # the same question's other method, even when the filters hide it
+    app.selectbox(key="in_labelled").set_value("annotators disagree").run()
+    case = store.eval_result(app.session_state["in_case"])
+    other = next(r for r in store.eval_results(eval_id) if r["question_id"] == case["question_id"]
+                 and r["id"] != case["id"])
+    app.button(key=f"in_other_{other['id']}").click().run()
+    assert app.session_state["in_case"] == other["id"] and app.selectbox(key="in_show").value == "everything"
+    assert "widened" in app.info[0].value and not app.exception
+
+
+def test_evaluate_names_each_setting_shows_no_spread_for_one_run_and_compares_two(app):
+    store, first = offline_evaluation(("bm25", "first-words"), params={"bm25": {"top_k": 1}})
+    _, second = offline_evaluation(("bm25", "first-words"), params={"first-words": {"words": 150}})
+    app.switch_page("pages/evaluate.py").run()
+    table = app.dataframe[0].value
+    assert list(table["setting"]) == ["k = 5", "first 150 words"] and set(table["± std"]) == {"—"}
+    app.selectbox(key="ev_pick").set_value(first).run()
+    assert list(app.dataframe[0].value["setting"]) == ["k = 1", "first 2000 words"]
+    app.selectbox(key="ev_compare").set_value(second).run()
+    assert not app.exception
+    assert any(c.value.startswith(f"8 results in both · 0 only in #{first}") for c in app.caption)
+    methods = next(d.value for d in app.dataframe if "fixed" in d.value.columns)
+    assert list(methods["questions"]) == [4, 4]
+    changed = next(d.value for d in app.dataframe if f"#{second}" in d.value.columns)
+    assert len(changed) == sum(methods["answer changed"]) > 0
+
+
+def test_runs_list_an_evaluations_question_runs_under_it_not_one_by_one(app):
+    store, eval_id = offline_evaluation()
+    app.switch_page("pages/runs.py").run()
+    options = app.selectbox(key="runs_open").options
+    assert not any(" · ask · " in o for o in options) and len(options) == 2  # the evaluation and its build
+    assert any(o.startswith(f"#{eval_id} · eval") and "8 question runs" in o for o in options)
+    app.selectbox(key="runs_open").set_value(eval_id).run()
+    assert any(e.label.startswith(f"The 8 question runs of evaluation #{eval_id}") for e in app.expander)
+    assert len(next(d.value for d in app.dataframe if "repeat" in d.value.columns)) == 8
+    app.selectbox(key="runs_kind").set_value("questions").run()
+    assert "No run matches." in app.info[0].value
+
+
+# --- what a session holds: each page its own state, shared state through components/state ---------
+
+def test_runs_hands_a_stopped_evaluation_to_evaluate_which_resumes_it(app):
+    import threading
+
+    from core.engine import OFFLINE
+    from core.errors import Cancelled
+    from core.eval.datasets import load_dataset
+    from core.eval.runner import evaluate
+
+    store = open_db()
+    docs = load_dataset("quality", limit_docs=1)
+    docs = [type(docs[0])(docs[0].document, docs[0].questions[:4])]
+    cancel = threading.Event()
+    with pytest.raises(Cancelled):
+        evaluate(store, OFFLINE, docs, ["gistmem", "full"], dataset="quality", path="quality_dev_16.jsonl",
+                 concurrency=1, progress=lambda p: cancel.set() if p.stage == "asking" and p.done >= 2 else None,
+                 cancel=cancel, limit_questions=4)
+    [stopped] = store.list_runs(kind="eval")
+    app.switch_page("pages/runs.py").run()
+    app.selectbox(key="runs_open").set_value(stopped["id"]).run()
+    assert any("is stopped" in w.value for w in app.warning)
+    app.button(key="runs_resume").click().run()
+    assert not app.exception and app.title[0].value == "Evaluate"
+    assert "resume" not in app.query_params  # taken: a reload does not resume it again
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and store.get_run(stopped["id"])["status"] != "done":
+        time.sleep(0.2)
+    assert store.get_run(stopped["id"])["status"] == "done" and len(store.eval_results(stopped["id"])) == 8
+    app.switch_page("pages/evaluate.py").run()  # (AppTest's next run is on the page it was told, not switched to)
+    assert app.selectbox(key="ev_pick").value == stopped["id"] and "resume" not in app.query_params
+
+
+def test_answers_stay_with_the_document_they_were_made_for(app):
+    open_sample(app)
+    app.switch_page("pages/ask.py").run()
+    app.selectbox(key="ask_sample").set_value(PAPER_Q).run()
+    app.button(key="ask_run").click().run()
+    assert metrics(app)["Pages re-read"]
+    app.switch_page("pages/read.py").run()
+    open_sample(app, "alice")  # another document, then Off Course again
+    app.selectbox(key="read_library_doc").set_value(next(d["id"] for d in open_db().list_documents()
+                                                          if d["title"] == "Off Course"))
+    app.button(key="read_open_library").click().run()
+    assert app.header[0].value == "Off Course"
+    app.switch_page("pages/ask.py").run()
+    assert not app.exception and "Pages re-read" not in metrics(app)  # a fresh start, as when it was opened first

@@ -1,27 +1,27 @@
 """Retrieval and truncation baselines: ranking, what each method puts in context (compression
 rate and look-ups), embeddings through the seam and the simulated server, and the CLI."""
 import json
-import subprocess
-import sys
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from types import SimpleNamespace
 
 import pytest
 
-from core.baselines import bm25_rank
-from core.build import BuildSettings, build_memory
-from core.documents import load_path, parse_text
-from core.engines import make_engine
-from core.errors import GistError, ModelError
-from core.methods import METHODS, ask
-from core.offline import OfflineEngine
-from core.openai_backend import OpenAIBackend
-from core.presets import PRESETS
-from core.readagent import GistMemory, Page, Question, compression_rate
-from core.simulator import MODEL, SimulatedLLM, hashed_embedding
+from core.cli.main import main
+from core.methods.baselines import bm25_rank
+from core.methods.readagent.build import BuildSettings, build_memory
+from core.text.documents import parse_text
+from core.engine import make_engine
+from core.errors import GistError, ModelError, SettingError
+from core.methods.ask import ask
+from core.engine import OFFLINE as OFFLINE_ENGINE
+from core.llm.openai_backend import OpenAIBackend
+from core.methods.readagent.presets import PRESETS
+from core.methods.base import Question, compression_rate
+from core.methods.readagent.memory import GistMemory, Page
+from core.llm.simulator import MODEL, SimulatedLLM, hashed_embedding
 from core.trace import MODEL as BY_MODEL, OFFLINE, RULE
-from tests.conftest import ROOT, SHARED, book
+from tests.conftest import CORE_DATA, book
 
 PAGES = [
     "The harbour was quiet in the morning. Small boats rested against the pier.",
@@ -65,43 +65,45 @@ def harbour(store):
 def test_each_method_reports_its_context_look_ups_and_compression_rate(store, harbour):
     doc_words = harbour.words
     page_words = [len(t.split()) for t in PAGES]
-    bm25 = ask(store, OfflineEngine(), harbour.id, QUESTION, method="bm25", params={"top_k": 2})
+    bm25 = ask(store, OFFLINE_ENGINE, harbour.id, QUESTION, method="bm25", params={"top_k": 2})
     assert bm25.pages_looked_up == [1, 0] and bm25.lookups == 2 and bm25.expanded == [0, 1]
     assert bm25.words_in_context == page_words[0] + page_words[1]
     assert bm25.compression_rate == compression_rate(page_words[0] + page_words[1], doc_words)
     assert bm25.context.index("<Page 0>") < bm25.context.index("<Page 1>")  # page order in the context
     assert "Brest" in bm25.answer and [s["step"] for s in bm25.steps] == ["retrieve", "answer"]
-    assert bm25.steps[0]["outcome"] == OFFLINE and bm25.extra["scores"][0]["page"] == 1
+    assert bm25.steps[0]["outcome"] == OFFLINE and bm25.details.scores[0]["page"] == 1
 
-    first = ask(store, OfflineEngine(), harbour.id, QUESTION, method="first-words", params={"words": 15})
+    first = ask(store, OFFLINE_ENGINE, harbour.id, QUESTION, method="first-words", params={"words": 15})
     assert first.words_in_context == 15 and first.lookups == 0 and first.pages_looked_up == []
     assert first.context.split() == " ".join(PAGES).split()[:15]
     assert first.compression_rate == compression_rate(15, doc_words) and first.steps[0]["outcome"] == RULE
 
-    last = ask(store, OfflineEngine(), harbour.id, QUESTION, method="last-words", params={"words": 20})
+    last = ask(store, OFFLINE_ENGINE, harbour.id, QUESTION, method="last-words", params={"words": 20})
     assert last.context.split() == " ".join(PAGES).split()[-20:] and last.words_in_context == 20
     assert "\n" in last.context  # paragraph breaks are kept
-    everything = ask(store, OfflineEngine(), harbour.id, QUESTION, method="first-words", params={"words": 10_000})
+    everything = ask(store, OFFLINE_ENGINE, harbour.id, QUESTION, method="first-words", params={"words": 10_000})
     assert everything.words_in_context == doc_words and everything.compression_rate == 0
 
-    plus = ask(store, OfflineEngine(), harbour.id, QUESTION, method="segmentplus", params={"segment_tokens": 50})
-    kept = [n["segment"] for n in plus.extra["notes"] if n["kept"]]
+    plus = ask(store, OFFLINE_ENGINE, harbour.id, QUESTION, method="segmentplus", params={"segment_tokens": 50})
+    kept = [n["segment"] for n in plus.details.notes if n["kept"]]
     assert plus.pages_looked_up == kept and plus.lookups == len(kept) >= 1
     assert plus.compression_rate == compression_rate(plus.words_in_context, doc_words)
 
 
-def test_bad_params_say_what_to_change(store, harbour):
-    with pytest.raises(GistError, match="--top-k must be at least 1"):
-        ask(store, OfflineEngine(), harbour.id, QUESTION, method="bm25", params={"top_k": 0})
-    with pytest.raises(GistError, match="--words must be at least 1"):
-        ask(store, OfflineEngine(), harbour.id, QUESTION, method="last-words", params={"words": 0})
-    with pytest.raises(GistError, match="top_k must be a int"):
-        ask(store, OfflineEngine(), harbour.id, QUESTION, method="bm25", params={"top_k": "many"})
+@pytest.mark.parametrize("method, params, setting, says", [
+    ("bm25", {"top_k": 0}, "top_k", "--top-k must be at least 1 (got 0)"),
+    ("last-words", {"words": 0}, "words", "--words must be at least 1 (got 0)"),
+    ("bm25", {"top_k": "many"}, "top_k", "--top-k must be a whole number (got 'many')"),
+])
+def test_bad_params_say_what_to_change(store, harbour, method, params, setting, says):
+    with pytest.raises(SettingError) as refused:
+        ask(store, OFFLINE_ENGINE, harbour.id, QUESTION, method=method, params=params)
+    assert refused.value.setting == setting and refused.value.for_cli().startswith(says)
 
 
 def test_embedding_needs_a_server(store, harbour):
-    with pytest.raises(GistError, match="needs an OpenAI-compatible server"):
-        ask(store, OfflineEngine(), harbour.id, QUESTION, method="embedding")
+    with pytest.raises(GistError, match="offline engine makes no embeddings"):
+        ask(store, OFFLINE_ENGINE, harbour.id, QUESTION, method="embedding")
 
 
 def test_embedding_ranks_by_dot_product_and_reuses_page_vectors(store, harbour, scripted):
@@ -124,7 +126,7 @@ def test_embedding_ranks_by_dot_product_and_reuses_page_vectors(store, harbour, 
                 params={"embedding_model": "e-1"}, memory_id=harbour.memory_id)
     assert backend.embedded[-1] == ["Who lit the lamp?"]
     assert again.steps[0]["detail"] == {**again.steps[0]["detail"], "embedded_now": 1, "from_cache": 4}
-    assert again.extra["embedding_model"] == "e-1" and again.lookups == 4  # top_k 5 > 4 pages
+    assert again.details.embedding_model == "e-1" and again.lookups == 4  # top_k 5 > 4 pages
     # Another embedding model is another set of vectors.
     ask(store, engine, harbour.id, QUESTION, method="embedding", params={"embedding_model": "e-2"},
         memory_id=harbour.memory_id)
@@ -135,10 +137,10 @@ def test_embedding_model_comes_from_the_environment(store, harbour, scripted, mo
     engine, backend = scripted(handler=lambda p: "Brest.", embedder=lambda ts: [[1.0, 0.0] for _ in ts])
     monkeypatch.setenv("GIST_MEMORY_EMBEDDING_MODEL", "from-env")
     result = ask(store, engine, harbour.id, QUESTION, method="embedding", memory_id=harbour.memory_id)
-    assert result.extra["embedding_model"] == "from-env"
+    assert result.details.embedding_model == "from-env"
     monkeypatch.delenv("GIST_MEMORY_EMBEDDING_MODEL")
     result = ask(store, engine, harbour.id, QUESTION, method="embedding", memory_id=harbour.memory_id)
-    assert result.extra["embedding_model"] == "text-embedding-3-small"
+    assert result.details.embedding_model == "text-embedding-3-small"
 
 
 # --- the OpenAI-compatible embeddings endpoint ------------------------------------------------------
@@ -185,7 +187,7 @@ def test_embeddings_endpoint_errors_are_clear():
 
 # --- every method through the simulated server ----------------------------------------------------
 
-OFF_COURSE = json.loads((SHARED / "quality" / "off_course_readagent_paper.json").read_text())
+OFF_COURSE = json.loads((CORE_DATA / "off_course_readagent_paper.json").read_text())
 
 
 def test_every_new_method_through_the_simulated_server(store, sim):
@@ -207,52 +209,59 @@ def test_every_new_method_through_the_simulated_server(store, sim):
     assert results["embedding"].llm_calls == 2 and sim.stats.steps["embeddings"] == 1
     assert results["first-words"].words_in_context == results["last-words"].words_in_context == 600
     assert results["first-words"].llm_calls == 1 and results["first-words"].lookups == 0
-    assert results["segmentplus"].lookups == results["segmentplus"].extra["notes_kept"]
+    assert results["segmentplus"].lookups == results["segmentplus"].details.notes_kept
 
 
 # --- registry and command line ------------------------------------------------------------------------
 
-def test_methods_are_registered_with_their_parameters():
-    params = {name: {p.name: p.default for p in METHODS[name].params}
-              for name in ("segmentplus", "bm25", "embedding", "first-words", "last-words")}
-    assert params["bm25"] == {"top_k": 5} and params["embedding"] == {"top_k": 5, "embedding_model": ""}
-    assert params["first-words"] == params["last-words"] == {"words": 2000}
-    assert params["segmentplus"]["segment_tokens"] == 3000
-    assert METHODS["bm25"].needs_memory and METHODS["embedding"].needs_memory
-    assert not METHODS["first-words"].needs_memory and not METHODS["segmentplus"].needs_memory
+def cli(capsys, *args, db):
+    """``python -m core ARGS --db DB``, run in-process: its exit status and what it printed."""
+    code = main([*args, "--db", str(db)])
+    out = capsys.readouterr()
+    return SimpleNamespace(returncode=code, stdout=out.out, stderr=out.err)
 
 
-def test_cli_asks_with_every_new_method(tmp_path):
-    from tests.test_cli import run, run_json
+def cli_json(capsys, *args, db):
+    proc = cli(capsys, *args, "--json", db=db)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
 
+
+def test_cli_lists_the_new_methods_and_what_they_read(capsys):
+    assert main(["methods", "--json"]) == 0
+    listed = {m["name"]: m for m in json.loads(capsys.readouterr().out)["methods"]}
+    assert {name: ([p["name"] for p in listed[name]["params"]], listed[name]["needs_memory"])
+            for name in ("segmentplus", "bm25", "embedding", "first-words", "last-words")} == {
+        "bm25": (["top_k"], True), "embedding": (["top_k", "embedding_model"], True),  # a gist memory's pages
+        "first-words": (["words"], False), "last-words": (["words"], False),  # the document itself
+        "segmentplus": (["segment_tokens", "merge_tokens", "concurrency"], False)}
+
+
+def test_cli_asks_with_every_new_method(tmp_path, capsys):
     db = tmp_path / "cli.db"
-    doc = run_json("build", str(book("off_course")), "--preset", "quality", db=db)["doc_id"]
+    doc = cli_json(capsys, "build", str(book("off_course")), "--preset", "quality", db=db)["doc_id"]
     question = "What was Dameri's purpose in landing on earth?"
-    proc = subprocess.run([sys.executable, "-m", "core", "methods", "--json"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)
-    listed = {m["name"]: m for m in json.loads(proc.stdout)["methods"]}
-    assert {"segmentplus", "bm25", "embedding", "first-words", "last-words"} <= set(listed)
-    assert [p["name"] for p in listed["bm25"]["params"]] == ["top_k"]
-
-    bm25 = run_json("ask", doc, question, "--method", "bm25", "--top-k", "2", db=db)
+    bm25 = cli_json(capsys, "ask", doc, question, "--method", "bm25", "--top-k", "2", db=db)
     assert len(bm25["pages_looked_up"]) == bm25["lookups"] == bm25["top_k"] == 2 and 0 < bm25["compression_rate"] < 100
-    first = run_json("ask", doc, question, "--method", "first-words", "--words", "300", db=db)
+    first = cli_json(capsys, "ask", doc, question, "--method", "first-words", "--words", "300", db=db)
     assert first["words_in_context"] == 300 and first["lookups"] == 0
-    plus = run_json("ask", doc, question, "--method", "segmentplus", "--segment-tokens", "600", db=db)
+    plus = cli_json(capsys, "ask", doc, question, "--method", "segmentplus", "--segment-tokens", "600", db=db)
     assert plus["segments"] > 1 and len(plus["notes"]) == plus["segments"]
     assert plus["pages_looked_up"] == [n["segment"] for n in plus["notes"] if n["kept"]]
-    text = run("ask", doc, question, "--method", "segmentplus", "--segment-tokens", "600", db=db)
+    text = cli(capsys, "ask", doc, question, "--method", "segmentplus", "--segment-tokens", "600", db=db)
     assert "notes kept from segments" in text.stdout and "offline (no LLM)" in text.stderr
-    text = run("ask", doc, question, "--method", "bm25", "--top-k", "2", db=db)
+    text = cli(capsys, "ask", doc, question, "--method", "bm25", "--top-k", "2", db=db)
     assert f"pages retrieved, best first: {bm25['pages_looked_up']}" in text.stdout
 
-    refused = run("ask", doc, question, "--method", "embedding", db=db)
-    assert refused.returncode == 1 and "needs an OpenAI-compatible server" in refused.stderr
+    refused = cli(capsys, "ask", doc, question, "--method", "embedding", db=db)
+    assert refused.returncode == 1 and "offline engine makes no embeddings" in refused.stderr
     assert "Traceback" not in refused.stderr
+    bad = cli(capsys, "ask", doc, question, "--method", "bm25", "--top-k", "0", db=db)
+    assert bad.returncode == 1 and bad.stderr.strip().splitlines()[-1].startswith("Error: --top-k must be at least 1")
 
     with SimulatedLLM() as server:
         opts = ["--engine", "openai", "--model", MODEL, "--base-url", server.base_url]
-        run_json("build", str(book("off_course")), "--preset", "quality", *opts, db=db)
-        emb = run_json("ask", doc, question, "--method", "embedding", "--top-k", "3", "--embedding-model", "sim-e",
-                       *opts, db=db)
+        cli_json(capsys, "build", str(book("off_course")), "--preset", "quality", *opts, db=db)
+        emb = cli_json(capsys, "ask", doc, question, "--method", "embedding", "--top-k", "3", "--embedding-model",
+                       "sim-e", *opts, db=db)
         assert emb["lookups"] == 3 and emb["embedding_model"] == "sim-e" and emb["llm_calls"] == 2

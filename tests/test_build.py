@@ -5,13 +5,13 @@ import time
 
 import pytest
 
-from core.build import BuildSettings, Slots, build_memory
-from core.documents import parse_text
+from core.methods.readagent.build import BuildSettings, Slots, build_memory
+from core.text.documents import parse_text
 from core.errors import Cancelled, ModelError
-from core.llm import LLM
-from core.llm_engine import LLMEngine
-from core.memory import load_memory
-from core.presets import PRESETS
+from core.llm.seam import LLM
+from core.engine import model_engine
+from core.methods.readagent.memory import load_memory
+from core.methods.readagent.presets import PRESETS
 from tests.fakes import ScriptedBackend
 
 QUALITY = BuildSettings(PRESETS["quality"])
@@ -36,7 +36,7 @@ def model_reply(prompt: str) -> str:
 
 def engine_for(store, **kw):
     backend = ScriptedBackend(handler=kw.pop("handler", model_reply))
-    return LLMEngine(LLM(backend, store)), backend
+    return model_engine(LLM(backend, store)), backend
 
 
 def test_build_with_a_model_records_every_step(store):
@@ -100,15 +100,18 @@ def test_progress_reports_pages_as_they_are_chosen(store):
 
 def test_calls_never_exceed_the_concurrency_limit(store):
     doc = chapters(n=6)
-    lock = threading.Lock()
-    state = {"now": 0, "max": 0}
+    cond = threading.Condition()
+    state = {"now": 0, "max": 0, "full": False}
 
     def slow(prompt):
-        with lock:
+        with cond:
             state["now"] += 1
             state["max"] = max(state["max"], state["now"])
-        time.sleep(0.01)
-        with lock:
+            state["full"] = state["full"] or state["now"] == 3
+            cond.notify_all()
+            cond.wait_for(lambda: state["full"], timeout=5)  # the first calls wait until three are in flight
+        time.sleep(0.005)  # long enough for a fourth call, if the limit let one through, to overlap
+        with cond:
             state["now"] -= 1
         return model_reply(prompt)
 
@@ -129,7 +132,7 @@ def test_stopping_and_resuming_repeats_no_model_call(store):
         build_memory(store, doc, engine, QUALITY, concurrency=1, progress=stop_after_three_pages, cancel=cancel)
     made_before = len(backend.prompts)
     row = store.memories_for(doc.id, status=None)[0]
-    assert row["status"] == "interrupted" and store.page_rows(row["id"])  # finished pages are kept
+    assert row["status"] == "stopped" and store.page_rows(row["id"])  # finished pages are kept
     resumed = build_memory(store, doc, engine, QUALITY, concurrency=1)
     assert resumed.memory_id == row["id"]
     assert resumed.cached_calls == made_before
@@ -177,7 +180,11 @@ def test_slots_serve_the_most_urgent_waiter_first():
         threads = [threading.Thread(target=wait_then_record, args=(k,)) for k in (3, 1, 2)]
         for t in threads:
             t.start()
-        time.sleep(0.05)  # all three are waiting when the slot frees
+        while True:  # all three are waiting when the slot frees
+            with slots.cond:
+                if len(slots.waiting) == 3:
+                    break
+            time.sleep(0.001)
     for t in threads:
         t.join()
     assert order == [1, 2, 3]

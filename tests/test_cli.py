@@ -1,4 +1,9 @@
-"""``python -m core`` as a user runs it: JSON contracts and one-sentence errors."""
+"""``python -m core`` as a user runs it: JSON contracts and one-sentence errors.
+
+Commands run in-process (``core.cli.main.main``) with their output captured; one test
+starts the real entry point to prove ``python -m core`` works."""
+import contextlib
+import io
 import json
 import os
 import socket
@@ -6,17 +11,25 @@ import subprocess
 import sys
 import time
 import urllib.request
+from types import SimpleNamespace
+from unittest import mock
 
 import pytest
 
-from core.simulator import MODEL, SimulatedLLM
-from tests.conftest import ROOT, SHARED, book
+from core.cli.main import main
+from core.llm.simulator import MODEL, SimulatedLLM
+from tests.conftest import CORE_DATA, ROOT, book
 
 
-def run(*args, db, env=None, timeout=120):
-    proc = subprocess.run([sys.executable, "-m", "core", *args, "--db", str(db)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout, env={**os.environ, **(env or {})})
-    return proc
+def run(*args, db, env=None):
+    """Run one command as the user would type it; its exit status and what it printed."""
+    out, err = io.StringIO(), io.StringIO()
+    with mock.patch.dict(os.environ, env or {}), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main([*args, "--db", str(db)])
+        except SystemExit as exc:  # argparse's own errors
+            code = exc.code
+    return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
 
 
 def run_json(*args, db, **kw):
@@ -85,8 +98,8 @@ def test_errors_are_one_clear_sentence(tmp_path, case, args, message):
     db = tmp_path / "e.db"
     doc = ""
     if "{doc}" in args:
-        from core.db import open_db
-        from core.documents import load_path
+        from core.store import open_db
+        from core.text.documents import load_path
 
         store = open_db(db)
         document = load_path(book("off_course"))
@@ -135,17 +148,19 @@ def test_simulate_llm_command_serves_models():
     assert "not a real model" in out
 
 
-def test_methods_lists_parameters():
-    proc = subprocess.run([sys.executable, "-m", "core", "methods", "--json"], cwd=ROOT, capture_output=True,
-                          text=True)
-    methods = {m["name"]: m for m in json.loads(proc.stdout)["methods"]}
-    assert {"readagent-p", "readagent-s", "gistmem", "full"} <= set(methods)
-    assert methods["readagent-p"]["params"][0]["name"] == "max_pages"
+def test_methods_lists_every_method_with_its_parameters(capsys):
+    from core.methods.registry import METHODS
+
+    assert main(["methods", "--json"]) == 0
+    listed = {m["name"]: m for m in json.loads(capsys.readouterr().out)["methods"]}
+    assert list(listed) == list(METHODS)
+    assert all([p["name"] for p in listed[name]["params"]] == [p.name for p in METHODS[name].params]
+               for name in listed)
 
 
 def test_eval_prints_the_papers_table_and_one_json_object(tmp_path):
     db, out = tmp_path / "eval.db", tmp_path / "results.csv"
-    result = run_json("eval", "--dataset", "quality", "--path", str(SHARED / "quality" / "dev_16.jsonl"),
+    result = run_json("eval", "--dataset", "quality", "--path", str(CORE_DATA / "eval" / "quality_dev_16.jsonl"),
                       "--limit-docs", "1", "--methods", "readagent-p,gistmem", "--max-pages", "2",
                       "--out", str(out), db=db)
     assert [r["method"] for r in result["results"]] == ["readagent-p", "gistmem"]
@@ -157,3 +172,30 @@ def test_eval_prints_the_papers_table_and_one_json_object(tmp_path):
     assert out.read_text().startswith("id,run_index,doc_id,question_id,method")
     text = run("eval", "--dataset", "quality", "--limit-docs", "1", "--methods", "gistmem", db=db)
     assert "CR (#LU)" in text.stdout and "accuracy" in text.stdout and "offline" in text.stdout
+
+
+def test_export_prints_the_memory_as_the_app_exports_it(tmp_path):
+    db = tmp_path / "x.db"
+    built = run_json("build", str(book("off_course")), "--preset", "quality", db=db)
+    exported = run("export", built["doc_id"], "--json", db=db)
+    assert exported.returncode == 0
+    memory = json.loads(exported.stdout)
+    pages = memory["pages"]
+    assert len(pages) == built["pages"] and memory["engine"] == "offline"
+    assert [p["first_paragraph"] for p in pages[1:]] == [p["end_paragraph"] for p in pages[:-1]]  # spans tile
+    assert all(p["gist"] and p["pause_point_by"] and p["words"] for p in pages)
+    markdown = run("export", built["doc_id"][:6], "--markdown", db=db).stdout
+    assert markdown.startswith("# Off Course — gist memory") and "pause point by offline" in markdown
+    missing = run("export", built["doc_id"], "--memory", "999", db=db)
+    assert missing.returncode == 1 and "No gist memory 999" in missing.stderr
+
+
+def test_build_says_when_a_file_holds_several_books_and_builds_the_one_asked_for(tmp_path):
+    path = tmp_path / "two.txt"
+    path.write_text(book("off_course").read_text(encoding="utf-8") + "\n\n" +
+                    book("alice").read_text(encoding="utf-8"), encoding="utf-8")
+    first = run("build", str(path), "--json", db=tmp_path / "b.db")
+    assert "holds 2 books (Off Course; Alice’s Adventures in Wonderland); building book 1" in first.stderr
+    assert json.loads(first.stdout)["title"] == "Off Course"
+    second = run_json("build", str(path), "--book", "2", db=tmp_path / "b.db")
+    assert second["title"] == "Alice’s Adventures in Wonderland"

@@ -2,8 +2,8 @@
 from components.ask_view import context_html, page_strip_html
 from components.pages_view import pages_html
 from components.tree_view import tree_graph_html, tree_sunburst
-from core.documents import parse_text
-from core.memwalker import MemoryTree, TreeNode
+from core.text.documents import parse_text
+from core.methods.memwalker.tree import MemoryTree, TreeNode
 
 EVIL = "</script><script>alert(1)</script> <img src=x onerror=alert(2)> a href=javascript:alert(3)"
 
@@ -50,3 +50,58 @@ def test_tree_graph_keeps_summaries_inert_and_draws_the_walk():
 def test_sunburst_hover_text_is_escaped():
     fig = tree_sunburst(small_tree(EVIL))
     assert all("<script>" not in t and "<img" not in t for t in fig.data[0].hovertext)
+
+
+# --- a method's details are drawn by their kind, from one registry ---------------------------------
+
+def test_every_methods_details_kind_is_drawn_or_plain():
+    from components.ask_view import DETAIL_VIEWS
+    from core.methods.registry import METHODS
+
+    plain = {"plain", "truncation"}  # the answer, figures, context and trace say everything
+    kinds = {spec.details.kind for spec in METHODS.values()}
+    assert kinds - plain <= set(DETAIL_VIEWS), kinds - plain - set(DETAIL_VIEWS)
+    assert not plain & set(DETAIL_VIEWS)
+
+
+def answer_with_details(kind: str) -> None:
+    from components.ask_view import render_ask_result
+    from core.methods.ask import AskResult
+    from core.methods.base import Details
+    from core.store import open_db
+
+    details = type("Some", (Details,), {"kind": kind})()
+    result = AskResult(run_id=1, method="x", method_label="X", engine="offline", engine_label="Offline",
+                       doc_id="d", title="T", question="Why?", options=[], answer="Because.", choice=None,
+                       pages_looked_up=[2, 0], expanded=[2], lookups=2, words_in_context=10, document_words=100,
+                       compression_rate=90.0, llm_calls=0, cached_calls=0, input_tokens=0, output_tokens=0,
+                       prompt_words=0, seconds=0.1, params={}, context="<Page 0>\na gist", details=details)
+    render_ask_result(open_db(":memory:"), result, n_pages=4, key="k")
+
+
+def test_details_of_an_unknown_kind_add_nothing_and_a_known_kind_draws_its_view():
+    from streamlit.testing.v1 import AppTest
+
+    unknown = AppTest.from_function(answer_with_details, args=("not-a-kind",), default_timeout=30).run()
+    assert not unknown.exception
+    assert not any(m.value.startswith("**Pages re-read**") for m in unknown.markdown)
+    assert "gme-strip" not in "".join(h.proto.body for h in unknown.get("html"))
+    assert unknown.metric[0].label == "Words in context"  # the rest of the answer is drawn as ever
+
+    lookup = AppTest.from_function(answer_with_details, args=("lookup",), default_timeout=30).run()
+    assert not lookup.exception
+    assert any(m.value == "**Pages re-read** (in look-up order)" for m in lookup.markdown)
+    strip = next(h.proto.body for h in lookup.get("html") if "gme-strip" in h.proto.body)
+    assert strip.count("gme-cell reread") == 2 and 'title="Page 2: re-read, look-up #1"' in strip
+
+
+def test_a_setting_error_names_the_setting_as_the_screen_does():
+    from components.ui import error_text
+    from core.errors import SettingError
+
+    said = error_text(SettingError("context_tokens", 5, "at least 256")).replace("\\", "")
+    assert said.startswith("Context window (tokens) must be at least 256") and "--" not in said
+    said = error_text(SettingError("segment_tokens", 5, "at least 50"), {"segment_tokens": "Tokens per segment"})
+    assert said.replace("\\", "").startswith("Tokens per segment must be at least 50")
+    bug = error_text(ZeroDivisionError("division by zero")).replace("\\", "")
+    assert bug.startswith("Something went wrong (ZeroDivisionError") and "trace keeps the details" in bug

@@ -1,7 +1,8 @@
 import pytest
 
-from core.documents import (count_words, decode_bytes, is_heading, load_bytes, load_path, parse_text, sections,
-                            split_paragraphs, strip_gutenberg)
+from core.text.documents import (count_words, is_heading, load_bytes, load_path, parse_text, sections, split_paragraphs,
+                                 strip_gutenberg)
+from core.text.encodings import decode_bytes
 from core.errors import DocumentError
 from tests.conftest import book
 
@@ -174,3 +175,56 @@ def test_frankenstein_contents_page_does_not_make_pages():
     # ...and Letter 3 (under 500 words) joins Letter 4: 4 letters + 24 chapters - 1.
     assert len(parts) == 27
     assert all(sum(p.words for p in doc.paragraphs[s:e]) >= 500 for s, e in parts)
+
+
+FRENCH = "Zoë a goûté la crème brûlée à Noël. « Très bien », dit-il — c'était 20 €.\n\n" * 20
+
+
+@pytest.mark.parametrize("data, encoding, guessed, starts", [
+    (FRENCH.encode("utf-8"), "utf-8", False, "Zoë a goûté"),
+    (FRENCH.encode("cp1252"), "cp1252", True, "Zoë a goûté"),  # Latin-1/cp1252: never read as cp1250
+    ("Größe und Grüße aus München.\n\n".encode("latin-1") * 20, "cp1252", True, "Größe und Grüße"),
+    (FRENCH.encode("utf-16-le"), "utf-16-le", True, "Zoë a goûté"),  # no byte-order mark
+    (FRENCH.encode("utf-16-be"), "utf-16-be", True, "Zoë a goûté"),
+    (FRENCH.encode("utf-16"), "utf-16-le", False, "Zoë a goûté"),  # with a mark
+    ("Привет, как дела? Это русский текст.\n\n".encode("cp1251") * 20, "cp1251", True, "Привет, как дела?"),
+    ("Příliš žluťoučký kůň úpěl ďábelské ódy.\n\n".encode("cp1250") * 20, "cp1250", True, "Příliš žluťoučký"),
+])
+def test_encodings_are_detected_and_a_guess_is_reported(data, encoding, guessed, starts):
+    from core.text.encodings import decode
+
+    decoded = decode(data, "book.txt")
+    assert (decoded.encoding, decoded.guessed) == (encoding, guessed)
+    assert decoded.text.lstrip("\ufeff").startswith(starts)
+
+
+def test_a_guessed_encoding_is_kept_and_the_reader_can_choose_another():
+    data = FRENCH.encode("cp1252")
+    guessed = load_bytes(data, "zoe.txt")
+    assert guessed.meta["encoding"] == "cp1252" and guessed.meta["encoding_guessed"]
+    assert "crème brûlée" in guessed.paragraphs[0].text
+    chosen = load_bytes(data, "zoe.txt", encoding="cp1250")
+    assert chosen.meta["encoding"] == "cp1250" and not chosen.meta["encoding_guessed"]
+    assert "crčme" in chosen.paragraphs[0].text  # what the reader asked for, even when wrong
+    with pytest.raises(DocumentError, match="not valid UTF-8"):
+        load_bytes(data, "zoe.txt", encoding="utf-8")
+    assert "encoding" not in load_bytes(FRENCH.encode("utf-8"), "zoe.txt").meta
+
+
+def _four_books() -> tuple[str, list]:
+    files = [book("off_course"), book("alice"), book("frankenstein"), book("pride_and_prejudice")]
+    return "\n\n".join(f.read_text(encoding="utf-8") for f in files), files
+
+
+def test_a_file_holding_several_gutenberg_books_is_never_cut_silently():
+    text, files = _four_books()
+    first = load_bytes(text.encode("utf-8"), "four.txt")
+    assert first.meta["books"] == ["Off Course", "Alice’s Adventures in Wonderland", "Frankenstein",
+                                   "Pride and Prejudice"] and first.meta["book"] == 0
+    for n, path in enumerate(files):
+        alone = load_path(path)
+        chosen = load_bytes(text.encode("utf-8"), "four.txt", book=n)
+        assert (chosen.id, chosen.words, chosen.title) == (alone.id, alone.words, alone.title)
+    with pytest.raises(DocumentError, match="holds 4 books; there is no book 5"):
+        load_bytes(text.encode("utf-8"), "four.txt", book=4)
+    assert "books" not in load_path(files[0]).meta  # one book: nothing to say

@@ -4,26 +4,28 @@ import threading
 
 import pytest
 
-from core.datasets import load_dataset
+from core.eval.datasets import load_dataset
 from core.errors import Cancelled, DocumentError
-from core.evaluate import evaluate, format_table, labelled_cases, labels_csv, labels_jsonl, summarize
-from core.metrics import EXACT, NONE, PARTIAL, combine, mean_std, parse_permissive, parse_strict, rate, rouge
-from core.offline import OfflineEngine
-from core.engines import make_engine
-from tests.conftest import SHARED
+from core.eval.report import format_table, labelled_cases, labels_csv, labels_jsonl, summarize
+from core.eval.runner import evaluate
+from core.eval.metrics import EXACT, NONE, PARTIAL, mean_std, rouge
+from core.eval.raters import combine, parse_permissive, parse_strict, rate
+from core.engine import OFFLINE
+from core.engine import make_engine
+from tests.conftest import CORE_DATA
 
 
 # --- datasets ------------------------------------------------------------------------------
 
-def test_loaders_read_the_shared_files():
-    quality = load_dataset("quality", SHARED / "quality" / "dev_16.jsonl")
+def test_loaders_read_the_bundled_files():
+    quality = load_dataset("quality", CORE_DATA / "eval" / "quality_dev_16.jsonl")
     assert len(quality) == 16 and sum(len(d.questions) for d in quality) == 279
     q = quality[0].questions[0]
     assert len(q.options) == 4 and q.gold in "ABCD"
-    qmsum = load_dataset("qmsum", SHARED / "qmsum" / "val.jsonl", limit_docs=2)
+    qmsum = load_dataset("qmsum", CORE_DATA / "eval" / "qmsum_val_3.jsonl", limit_docs=2)
     assert len(qmsum) == 2 and all(q.references and not q.options for q in qmsum[0].questions)
     assert qmsum[0].document.paragraphs[0].text.startswith("Professor E: ")
-    nqa = load_dataset("narrativeqa", SHARED / "narrativeqa" / "valid_mini_2.jsonl")
+    nqa = load_dataset("narrativeqa", CORE_DATA / "eval" / "narrativeqa_valid_mini_2.jsonl")
     assert [d.document.title for d in nqa] == ["An Ideal Husband"]  # Crito ships without its text
 
 
@@ -112,7 +114,7 @@ def test_mean_and_standard_deviation():
 
 def test_offline_evaluation_on_quality_gives_the_papers_columns(store):
     docs = load_dataset("quality", limit_docs=2)
-    eval_id = evaluate(store, OfflineEngine(), docs, ["readagent-p", "gistmem", "full"], dataset="quality")
+    eval_id = evaluate(store, OFFLINE, docs, ["readagent-p", "gistmem", "full"], dataset="quality")
     summary = {r["method"]: r for r in summarize(store, eval_id)}
     n = sum(len(d.questions) for d in docs)
     assert all(r["n"] == n and r["offline"] for r in summary.values())
@@ -124,7 +126,7 @@ def test_offline_evaluation_on_quality_gives_the_papers_columns(store):
     assert "n/a (offline)" in format_table(list(summary.values()))
 
 
-def test_an_interrupted_evaluation_resumes_without_repeating_calls(store, sim):
+def test_a_stopped_evaluation_resumes_without_repeating_calls(store, sim):
     docs = load_dataset("qmsum", limit_docs=1)
     engine = make_engine("openai", store, model="gme-simulator", base_url=sim.base_url, backoff=0.01)
     cancel = threading.Event()
@@ -140,6 +142,7 @@ def test_an_interrupted_evaluation_resumes_without_repeating_calls(store, sim):
         evaluate(store, engine, docs, ["readagent-p", "gistmem"], dataset="qmsum", concurrency=1,
                  progress=stop_after_three, cancel=cancel)
     eval_id = store.list_runs(kind="eval")[0]["id"]
+    assert store.get_run(eval_id)["status"] == "stopped"  # stopped on request, not interrupted
     kept = len(store.eval_results(eval_id))
     assert 3 <= kept < 2 * len(docs[0].questions)
     prompts_before = list(sim.prompts)
@@ -165,7 +168,7 @@ def test_repeated_runs_ask_again_and_report_spread(store, sim):
 
 def test_labels_are_kept_per_annotator_and_export_the_whole_case(store):
     docs = load_dataset("quality", limit_docs=1)
-    eval_id = evaluate(store, OfflineEngine(), docs, ["gistmem"], dataset="quality")
+    eval_id = evaluate(store, OFFLINE, docs, ["gistmem"], dataset="quality")
     wrong = next(r for r in store.eval_results(eval_id) if not r["correct"])
     store.save_label(wrong["id"], "ana", "wrong look-up", "first try")
     store.save_label(wrong["id"], "ana", "gist lost the detail", "the gist drops the date")
@@ -187,7 +190,7 @@ def test_every_quality_question_has_its_own_id():
 def test_resuming_with_another_engine_is_refused(store, sim):
     docs = load_dataset("quality", limit_docs=1)
     docs = [type(docs[0])(docs[0].document, docs[0].questions[:2])]
-    eval_id = evaluate(store, OfflineEngine(), docs, ["gistmem"], dataset="quality")
+    eval_id = evaluate(store, OFFLINE, docs, ["gistmem"], dataset="quality")
     engine = make_engine("openai", store, model="gme-simulator", base_url=sim.base_url)
     from core.errors import GistError
     with pytest.raises(GistError, match="same engine and model"):

@@ -3,7 +3,7 @@ import io
 
 import pytest
 
-from core.documents import load_bytes
+from core.text.documents import load_bytes
 from core.errors import DocumentError
 
 HTML = b"""<!doctype html><html><head><title>The Lamp</title><style>p {color: red}</style>

@@ -1,26 +1,30 @@
 """MemWalker: parsing navigation replies, building the memory tree, walking it."""
 import json
+import re
 import threading
-import time
 from dataclasses import replace
+from types import SimpleNamespace
 
 import pytest
 
 from core import prompts
-from core.db import open_db
-from core.documents import Paragraph, load_path, parse_text
-from core.engines import make_engine
-from core.memwalker import (COMMIT, NO_ANSWER, REVERT, MemoryTree, TreeNode, TreeSettings, balanced_groups,
-                            build_tree, load_tree, navigate, parse_leaf, parse_summary, parse_triage,
-                            segment_paragraphs)
-from core.methods import METHODS, ask
-from core.offline import OfflineEngine
-from core.presets import PRESETS
-from core.readagent import Question
-from core.simulator import MODEL
-from core.tokens import count_tokens
+from core.cli.main import main
+from core.errors import SettingError
+from core.store import open_db
+from core.text.documents import Paragraph, load_path, parse_text
+from core.engine import make_engine
+from core.methods.memwalker.parsers import COMMIT, NO_ANSWER, REVERT, parse_leaf, parse_summary, parse_triage
+from core.methods.memwalker.tree import MemoryTree, TreeNode, TreeSettings, balanced_groups, build_tree, load_tree
+from core.methods.memwalker.walk import navigate
+from core.text.segments import segment_paragraphs
+from core.methods.ask import ask
+from core.engine import OFFLINE as OFFLINE_ENGINE
+from core.methods.readagent.presets import PRESETS
+from core.methods.base import Question
+from core.llm.simulator import MODEL
+from core.text.tokens import count_tokens
 from core.trace import FALLBACK, MODEL as BY_MODEL, OFFLINE, REASKED, RULE
-from tests.conftest import SHARED, book
+from tests.conftest import CORE_DATA, book
 
 OPTIONS = ("one", "two", "three", "four")
 TRIAGE_PROMPT = prompts.MEMWALKER_TRIAGE.format(
@@ -138,7 +142,7 @@ def test_a_heading_starts_the_next_segment_and_a_long_paragraph_is_split_between
 
 def test_tree_shape_for_a_known_document(store):
     document = load_path(book("off_course"))
-    tree, built = build_tree(store, document, OfflineEngine(), TreeSettings(segment_tokens=300, max_children=4))
+    tree, built = build_tree(store, document, OFFLINE_ENGINE, TreeSettings(segment_tokens=300, max_children=4))
     # 3,824 tokens in paragraphs of up to 300 -> 14 leaves; 14 under at most 4 -> 4 + 4 + 3 + 3; then the root.
     assert tree.level_counts() == [14, 4, 1]
     assert [lv["nodes"] for lv in built.levels] == [14, 4, 1] and built.llm_calls == 0
@@ -148,26 +152,28 @@ def test_tree_shape_for_a_known_document(store):
     assert tree.leaves[0].start == 0 and tree.leaves[-1].end == len(document.paragraphs)
     assert all(a.end == b.start or a.end == b.start + 1 for a, b in zip(tree.leaves, tree.leaves[1:]))
     assert tree.root.parent is None and all(tree.node(c).parent == n.id for n in tree.nodes for c in n.children)
-    assert TreeSettings().segment_tokens == 1000 and TreeSettings().max_children == 8  # the paper's defaults
 
 
 def test_synthetic_tree_levels(store):
     document = parse_text("\n\n".join(" ".join(["cat"] * 100) for _ in range(20)), title="Cats")
-    tree, _ = build_tree(store, document, OfflineEngine(), TreeSettings(segment_tokens=250, max_children=4))
+    tree, _ = build_tree(store, document, OFFLINE_ENGINE, TreeSettings(segment_tokens=250, max_children=4))
     assert tree.level_counts() == [10, 3, 1]
 
 
 def test_bad_settings_say_what_to_do(store):
     document = parse_text("A short text. " * 50, title="Short")
-    with pytest.raises(Exception, match="--max-children must be at least 2"):
-        build_tree(store, document, OfflineEngine(), TreeSettings(1000, 1))
+    with pytest.raises(SettingError) as refused:
+        build_tree(store, document, OFFLINE_ENGINE, TreeSettings(1000, 1))
+    assert refused.value.setting == "max_children" and refused.value.value == 1
+    assert refused.value.for_cli().startswith("--max-children must be at least 2 (got 1)")
 
 
 def _summary_handler(prompt: str) -> str:
+    """A summary that, like a real one, shares words with what it summarises."""
     if prompt.startswith("Summarize the following part"):
-        return "Summary: a part of the story."
+        return "Summary: " + " ".join(prompt.split("\nText:\n", 1)[1].split()[:8])
     if prompt.startswith("The following are summaries"):
-        return "Several parts of the story."
+        return " ".join(" ".join(s.split()[:3]) for s in re.findall(r"(?m)^Summary \d+: (.*)$", prompt))
     raise AssertionError(f"unexpected prompt: {prompt[:200]}")
 
 
@@ -186,36 +192,40 @@ def test_a_stored_tree_reopens_without_model_calls(tmp_path, scripted):
     reopened, result = build_tree(again, document, engine2, TreeSettings(500, 4))
     assert result.reused and result.llm_calls == 0 and backend2.prompts == []
     assert reopened == load_tree(again, tree.tree_id) and reopened.nodes == tree.nodes
-    other, _ = build_tree(again, document, OfflineEngine(), TreeSettings(500, 4))
+    other, _ = build_tree(again, document, OFFLINE_ENGINE, TreeSettings(500, 4))
     assert other.tree_id != tree.tree_id  # another engine, another tree
     again.close()
 
 
 def test_summaries_of_a_level_run_concurrently_within_the_limit(store, scripted):
     state = {"now": 0, "most": 0}
-    lock = threading.Lock()
+    in_flight = threading.Condition()
 
-    def slow(prompt):
-        with lock:
+    def held(prompt):
+        # The first calls wait until three are in flight at once (the limit), then all go on.
+        with in_flight:
             state["now"] += 1
             state["most"] = max(state["most"], state["now"])
-        time.sleep(0.05)
-        with lock:
-            state["now"] -= 1
-        return _summary_handler(prompt)
+            in_flight.notify_all()
+            in_flight.wait_for(lambda: state["most"] >= 3, timeout=30)
+        try:
+            return _summary_handler(prompt)
+        finally:
+            with in_flight:
+                state["now"] -= 1
 
-    engine, backend = scripted(handler=slow)
+    engine, backend = scripted(handler=held)
     document = parse_text("\n\n".join(" ".join(["cat"] * 100) for _ in range(20)), title="Cats")
     tree, built = build_tree(store, document, engine, TreeSettings(250, 4), concurrency=3)
     assert state["most"] == 3 and built.llm_calls == 14
 
 
 def test_tree_on_a_gist_memory_uses_its_pages_and_gists(store, scripted):
-    from core.build import BuildSettings, build_memory
-    from core.memory import load_memory
+    from core.methods.readagent.build import BuildSettings, build_memory
+    from core.methods.readagent.memory import load_memory
 
     document = load_path(book("off_course"))
-    built = build_memory(store, document, OfflineEngine(), BuildSettings(PRESETS["quality"]))
+    built = build_memory(store, document, OFFLINE_ENGINE, BuildSettings(PRESETS["quality"]))
     memory = load_memory(store, built.memory_id)
     engine, backend = scripted(handler=_summary_handler)
     tree, result = build_tree(store, document, engine, TreeSettings(max_children=4), memory=memory)
@@ -342,23 +352,17 @@ def test_working_memory_is_truncated_to_its_budget(scripted):
 
 # --- the method, offline and through the simulated server ----------------------------------------
 
-OFF_COURSE = json.loads((SHARED / "quality" / "off_course_readagent_paper.json").read_text())
+OFF_COURSE = json.loads((CORE_DATA / "off_course_readagent_paper.json").read_text())
 Q = next(q for q in OFF_COURSE["questions"] if q["question_unique_id"] == "30035_SLGX7NNR_3")  # a local question
-
-
-def test_memwalker_is_registered_with_its_parameters():
-    method = METHODS["memwalker"]
-    assert not method.needs_memory
-    assert {p.name: p.default for p in method.params}.items() >= {"segment_tokens": 1000, "max_children": 8,
-                                                                    "max_steps": 20}.items()
 
 
 def test_offline_memwalker_is_labelled_offline(store):
     document = load_path(book("off_course"))
     store.save_document(document)
-    result = ask(store, OfflineEngine(), document.id, Question(Q["question"], tuple(Q["options"])),
+    result = ask(store, OFFLINE_ENGINE, document.id, Question(Q["question"], tuple(Q["options"])),
                  method="memwalker", params={"segment_tokens": 300, "max_children": 4})
-    extra = result.extra
+    assert result.details.kind == "walk" and result.details.summary().startswith("path ")
+    extra = result.details.to_dict()
     for key in ("path", "reverts", "answered", "steps", "strayed_and_recovered", "share_read"):
         assert key in extra
     assert extra["path"][0] == extra["tree"]["nodes"] - 1  # starts at the root
@@ -373,70 +377,81 @@ def test_memwalker_through_the_simulated_server(store, sim):
     engine = make_engine("openai", store, model=MODEL, base_url=sim.base_url, backoff=0.01, timeout=5.0)
     question = Question(Q["question"], tuple(Q["options"]))
     first = ask(store, engine, document.id, question, method="memwalker", params={"segment_tokens": 400})
-    tree = first.extra["tree"]
+    tree = first.details.tree
     assert tree["built_now"] and tree["build_llm_calls"] == tree["nodes"] and tree["levels"][-1] == 1
-    assert first.extra["answered"] and first.choice in "ABCD"
+    assert first.details.answered and first.choice in "ABCD"
     assert all(s["outcome"] == BY_MODEL for s in first.steps) and first.llm_calls == len(first.steps)
     assert {"memwalker_leaf_summary", "memwalker_node_summary", "memwalker_triage", "memwalker_leaf"} <= set(
         sim.stats.steps)
     # Asked again: the tree is reopened (no summaries) and the walk replayed from the cache.
     again = ask(store, engine, document.id, question, method="memwalker", params={"segment_tokens": 400})
-    assert not again.extra["tree"]["built_now"] and again.extra["path"] == first.extra["path"]
+    assert not again.details.tree["built_now"] and again.details.path == first.details.path
     assert again.llm_calls == 0 and again.cached_calls == first.llm_calls
     # A malformed reply at the first triage is re-asked and the walk still answers.
     other = Question("Who is Dameri Tass?")
     sim.script = ["malformed"]
     free = ask(store, engine, document.id, other, method="memwalker", params={"segment_tokens": 400})
     assert free.steps[0]["outcome"] == REASKED and free.choice is None
-    assert free.extra["answered"] == (free.answer != NO_ANSWER)
+    assert free.details.answered == (free.answer != NO_ANSWER)
 
 
 # --- the command line ------------------------------------------------------------------------------
 
-def test_cli_tree_and_ask(tmp_path):
-    from core.simulator import SimulatedLLM
-    from tests.test_cli import run, run_json
+def cli(capsys, *args, db):
+    """``python -m core ARGS --db DB``, run in-process: its exit status and what it printed."""
+    code = main([*args, "--db", str(db)])
+    out = capsys.readouterr()
+    return SimpleNamespace(returncode=code, stdout=out.out, stderr=out.err)
+
+
+def cli_json(capsys, *args, db):
+    proc = cli(capsys, *args, "--json", db=db)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_cli_tree_and_ask(tmp_path, capsys):
+    from core.llm.simulator import SimulatedLLM
 
     db = tmp_path / "cli.db"
-    built = run_json("build", str(book("off_course")), "--preset", "quality", db=db)
+    built = cli_json(capsys, "build", str(book("off_course")), "--preset", "quality", db=db)
     doc = built["doc_id"]
-    tree = run_json("tree", doc, "--segment-tokens", "300", "--max-children", "4", db=db)
+    tree = cli_json(capsys, "tree", doc, "--segment-tokens", "300", "--max-children", "4", db=db)
     assert [lv["nodes"] for lv in tree["levels"]] == [14, 4, 1] and tree["nodes"] == 19
     assert tree["llm_calls"] == 0 and tree["engine"] == "offline" and not tree["reused"]
-    text = run("tree", doc, "--segment-tokens", "300", "--max-children", "4", db=db)
+    text = cli(capsys, "tree", doc, "--segment-tokens", "300", "--max-children", "4", db=db)
     assert "level 3 (root): 1 node" in text.stdout and "level 1 (leaves): 14 segments" in text.stdout
     assert "already built, reused" in text.stdout and "offline (no LLM)" in text.stderr
-    on_pages = run_json("tree", doc, "--memory", str(built["memory_id"]), db=db)
+    on_pages = cli_json(capsys, "tree", doc, "--memory", str(built["memory_id"]), db=db)
     assert on_pages["origin"] == "pages" and on_pages["leaves"] == built["pages"]
 
-    answer = run_json("ask", doc, "What was Dameri's purpose in landing on earth?", "--method", "memwalker",
+    answer = cli_json(capsys, "ask", doc, "What was Dameri's purpose in landing on earth?", "--method", "memwalker",
                       "--segment-tokens", "300", "--max-children", "4", db=db)
     for key in ("path", "reverts", "answered", "steps", "strayed_and_recovered", "share_read"):
         assert key in answer
-    assert answer["path"][0] == 18 and answer["extra"]["tree"]["tree_id"] == tree["tree_id"]
-    shown = run("show", str(answer["run_id"]), db=db)
+    assert answer["path"][0] == 18 and answer["details"]["tree"]["tree_id"] == tree["tree_id"]
+    shown = cli(capsys, "show", str(answer["run_id"]), db=db)
     assert shown.returncode == 0 and "triage" in shown.stdout
 
     with SimulatedLLM() as sim:
         opts = ["--engine", "openai", "--model", MODEL, "--base-url", sim.base_url]
-        first = run_json("tree", doc, "--segment-tokens", "500", *opts, db=db)
+        first = cli_json(capsys, "tree", doc, "--segment-tokens", "500", *opts, db=db)
         assert first["llm_calls"] == first["nodes"] > 1 and first["engine_label"].startswith(MODEL)
-        again = run_json("tree", doc, "--segment-tokens", "500", *opts, db=db)
+        again = cli_json(capsys, "tree", doc, "--segment-tokens", "500", *opts, db=db)
         assert again["reused"] and again["llm_calls"] == 0 and again["tree_id"] == first["tree_id"]
-        asked = run_json("ask", doc, "Who is Dameri Tass?", "--method", "memwalker", "--segment-tokens", "500",
-                         *opts, db=db)
+        asked = cli_json(capsys, "ask", doc, "Who is Dameri Tass?", "--method", "memwalker", "--segment-tokens",
+                         "500", *opts, db=db)
         assert asked["llm_calls"] == asked["steps"] and isinstance(asked["answered"], bool)
 
 
-def test_cli_tree_errors_are_one_sentence(tmp_path):
-    from tests.test_cli import run
-
+def test_cli_tree_errors_are_one_sentence(tmp_path, capsys):
     db = tmp_path / "e.db"
     store = open_db(db)
     document = load_path(book("off_course"))
     store.save_document(document)
     store.close()
-    proc = run("tree", document.id, "--max-children", "1", db=db)
-    assert proc.returncode == 1 and proc.stderr.strip().splitlines()[-1].startswith("Error: --max-children")
-    proc = run("tree", "ffffffff", db=db)
+    proc = cli(capsys, "tree", document.id, "--max-children", "1", db=db)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines()[-1].startswith("Error: --max-children must be at least 2 (got 1)")
+    proc = cli(capsys, "tree", "ffffffff", db=db)
     assert proc.returncode == 1 and "no such document" in proc.stderr and "Traceback" not in proc.stderr

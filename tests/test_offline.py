@@ -1,17 +1,20 @@
 """The offline engine: real behaviour on real text, labelled as offline."""
 import json
 
-import pytest
 
-from core.build import BuildSettings, build_memory
-from core.documents import load_path, parse_text, sections
-from core.lexical import rank, sentences, shorten, terms
-from core.memory import load_memory
-from core.methods import ask
-from core.offline import OfflineEngine, choose_option, score_pause_points
-from core.presets import PRESETS
-from core.readagent import Question, make_window
-from tests.conftest import SHARED, book
+from core.methods.readagent.build import BuildSettings, build_memory
+from core.text.documents import load_path, parse_text, sections
+from core.text.lexical import rank, sentences, shorten, terms
+from core.methods.readagent.memory import load_memory
+from core.methods.ask import ask
+from core.engine import OFFLINE
+from core.methods.answer import choose_option
+from core.methods.base import Question
+from core.methods.readagent.pagination import make_window
+from core.methods.readagent.presets import PRESETS
+from core.methods.readagent.rules import score_pause_points
+from core.methods.readagent.steps import PAUSE_POINT, PauseInput
+from tests.conftest import CORE_DATA, book
 
 
 def test_terms_stem_and_drop_stopwords():
@@ -52,7 +55,7 @@ def test_pause_point_prefers_a_chapter_heading_and_a_topic_change():
     scores = {s["label"]: s for s in score_pause_points(window)}
     best = max(scores.values(), key=lambda s: s["score"])
     assert best["label"] == 6  # where the sea gives way to the farm
-    decision = OfflineEngine().pause_point(window, PRESETS["quality"])
+    decision = OFFLINE.decide(PAUSE_POINT, PauseInput(window, PRESETS["quality"]))
     assert decision.value == 6 and decision.trace.outcome == "offline"
     assert "cohesion" in decision.trace.detail["reason"]
 
@@ -69,7 +72,7 @@ def test_offline_choice_on_a_plain_fact():
 def test_offline_build_of_a_whole_book(store):
     doc = load_path(book("pride_and_prejudice"))
     events = []
-    result = build_memory(store, doc, OfflineEngine(), BuildSettings(PRESETS["narrativeqa"]), progress=events.append)
+    result = build_memory(store, doc, OFFLINE, BuildSettings(PRESETS["narrativeqa"]), progress=events.append)
     memory = load_memory(store, result.memory_id)
     pages = memory.pages
     assert result.llm_calls == 0 and result.engine_label == "Offline engine (no LLM)"
@@ -89,7 +92,7 @@ def test_offline_build_of_a_whole_book(store):
 
 def test_every_page_has_min_words_unless_its_section_is_short(store):
     doc = load_path(book("alice"))
-    result = build_memory(store, doc, OfflineEngine(), BuildSettings(PRESETS["quality"]))
+    result = build_memory(store, doc, OFFLINE, BuildSettings(PRESETS["quality"]))
     pages = load_memory(store, result.memory_id).pages
     short = [p for p in pages if p.words < 280]
     assert all(p.break_by == "rule" for p in short)  # only the end of a chapter may be short
@@ -97,11 +100,11 @@ def test_every_page_has_min_words_unless_its_section_is_short(store):
 
 
 def test_offline_answers_the_case_study_question_from_the_papers_demo(store):
-    story = json.loads((SHARED / "quality" / "off_course_readagent_paper.json").read_text())
+    story = json.loads((CORE_DATA / "off_course_readagent_paper.json").read_text())
     doc = parse_text(story["article"], title="Off Course")
-    build_memory(store, doc, OfflineEngine(), BuildSettings(PRESETS["quality"]))
+    build_memory(store, doc, OFFLINE, BuildSettings(PRESETS["quality"]))
     q = next(q for q in story["questions"] if q["question_unique_id"] == "30035_SLGX7NNR_3")
-    result = ask(store, OfflineEngine(), doc.id, Question(q["question"], tuple(q["options"])), method="readagent-p")
+    result = ask(store, OFFLINE, doc.id, Question(q["question"], tuple(q["options"])), method="readagent-p")
     assert result.choice in "ABCD" and result.engine_label == "Offline engine (no LLM)"
     assert 1 <= result.lookups <= 5 and result.llm_calls == 0
     assert result.steps[0]["outcome"] == "offline"
@@ -110,11 +113,11 @@ def test_offline_answers_the_case_study_question_from_the_papers_demo(store):
 def test_offline_accuracy_on_quality_is_above_chance(store):
     """An honest baseline: lexical rules are weak on QuALITY (its distractors are written to
     share the story's words), but every method does better than guessing (25%) on dev_16."""
-    rows = [json.loads(line) for line in (SHARED / "quality" / "dev_16.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in (CORE_DATA / "eval" / "quality_dev_16.jsonl").read_text().splitlines()]
     methods = ["readagent-p", "readagent-s", "gistmem", "full"]
     correct = dict.fromkeys(methods, 0)
     total = 0
-    engine = OfflineEngine()
+    engine = OFFLINE
     for row in rows:
         doc = parse_text(row["article"], title=row["title"])
         build_memory(store, doc, engine, BuildSettings(PRESETS["quality"]))

@@ -3,7 +3,7 @@ import re
 import pytest
 
 from core import prompts
-from core.presets import PRESETS
+from core.methods.readagent.presets import PRESETS
 
 
 @pytest.mark.parametrize("template", prompts.ALL, ids=lambda t: t.name)

@@ -1,11 +1,14 @@
 """Each ReadAgent step with a scripted model: build -> call -> parse -> validate -> fallback."""
 import pytest
 
-from core.documents import Paragraph
-from core.parsers import STOP
-from core.presets import PRESETS
-from core.readagent import (GistMemory, Page, Question, compression_rate, forced_break, full_text, gistmem,
-                            make_window, readagent_p, readagent_s)
+from core.methods.base import Question, compression_rate
+from core.methods.readagent.lookup import full_text, gistmem, readagent_p, readagent_s
+from core.methods.readagent.memory import GistMemory, Page
+from core.methods.readagent.pagination import forced_break, make_window
+from core.methods.readagent.parsers import STOP
+from core.methods.readagent.presets import PRESETS
+from core.methods.readagent.steps import GIST, PAUSE_POINT, GistInput, PauseInput
+from core.text.documents import Document, Paragraph
 
 QUALITY = PRESETS["quality"]
 
@@ -59,7 +62,7 @@ def window_10():
 
 def test_pause_point_from_the_model(scripted):
     engine, backend = scripted(["Break point: <4>\nBecause the scene ends."])
-    decision = engine.pause_point(window_10(), QUALITY)
+    decision = engine.decide(PAUSE_POINT, PauseInput(window_10(), QUALITY))
     assert decision.value == 4 and decision.trace.outcome == "model"
     assert decision.trace.detail["reason"] == "Because the scene ends."
     assert "<3>" in backend.prompts[0] and "Break point: <57>" in backend.prompts[0]
@@ -67,7 +70,7 @@ def test_pause_point_from_the_model(scripted):
 
 def test_pause_point_re_asks_once_then_accepts(scripted):
     engine, backend = scripted(["Break point: <57>", "Label: <5>"])
-    decision = engine.pause_point(window_10(), QUALITY)
+    decision = engine.decide(PAUSE_POINT, PauseInput(window_10(), QUALITY))
     assert decision.value == 5 and decision.trace.outcome == "re-asked"
     assert "<57> is not one of the labels" in decision.trace.attempts[0].problem
     assert "Your previous reply was:\nBreak point: <57>" in backend.prompts[1]
@@ -75,7 +78,7 @@ def test_pause_point_re_asks_once_then_accepts(scripted):
 
 def test_pause_point_falls_back_to_the_largest_page_and_says_so(scripted):
     engine, _ = scripted(["", "No idea."])
-    decision = engine.pause_point(window_10(), QUALITY)
+    decision = engine.decide(PAUSE_POINT, PauseInput(window_10(), QUALITY))
     assert decision.value == 6 and decision.trace.outcome == "fallback"
     assert "largest page <6>" in decision.trace.fallback
     assert [a.problem for a in decision.trace.attempts][0] == "the reply was empty"
@@ -89,24 +92,31 @@ PAGE = ("Dameri Tass stepped out of the egg-shaped craft and yawned. The patrolm
 
 def test_gist_from_the_model_with_its_preamble_removed(scripted):
     engine, backend = scripted(["Here is a shortened version:\nAn alien lands and learns English."])
-    decision = engine.gist(PAGE, 40, QUALITY)
+    decision = engine.decide(GIST, GistInput(PAGE, 40, QUALITY))
     assert decision.value == "An alien lands and learns English." and decision.trace.outcome == "model"
     assert backend.prompts[0].startswith("Please shorten the following passage.")
-    assert backend.params[0]["max_tokens"] == 512
+    assert backend.params[0]["max_tokens"] == 64  # a gist is shorter than its page: a short page, a short budget
+
+
+def test_a_gists_reply_budget_is_about_its_pages_tokens_capped_at_512(scripted):
+    engine, backend = scripted(handler=lambda prompt: "Dameri Tass lands, and the alien learns English.")
+    engine.decide(GIST, GistInput(" ".join([PAGE] * 3), 120, QUALITY))
+    engine.decide(GIST, GistInput(" ".join([PAGE] * 30), 1200, QUALITY))
+    assert 100 < backend.params[0]["max_tokens"] < 200 and backend.params[1]["max_tokens"] == 512
 
 
 def test_gist_fallback_is_extractive_and_labelled(scripted):
     engine, _ = scripted(["", "Please shorten the following passage. Sure!"])
-    decision = engine.gist(PAGE, 40, QUALITY)
+    decision = engine.decide(GIST, GistInput(PAGE, 40, QUALITY))
     assert decision.trace.outcome == "fallback" and "extractive" in decision.trace.fallback
-    from core.lexical import sentences
+    from core.text.lexical import sentences
 
     assert decision.value and all(sentence in PAGE for sentence in sentences(decision.value))
 
 
 def test_movie_gists_are_capped_at_128_tokens(scripted):
-    engine, backend = scripted(["Short."])
-    engine.gist(PAGE, 40, PRESETS["narrativeqa-movie"])
+    engine, backend = scripted(["Dameri Tass stepped out."])
+    engine.decide(GIST, GistInput(" ".join([PAGE] * 5), 200, PRESETS["narrativeqa-movie"]))
     assert backend.params[0]["max_tokens"] == 128
 
 
@@ -166,7 +176,7 @@ def test_readagent_s_stops_at_the_step_cap(scripted):
 
 def test_unparseable_answer_is_recorded_as_such(scripted):
     engine, _ = scripted(["I cannot decide.", "Truly, I cannot."])
-    out = gistmem(engine, memory(), QUESTION, QUALITY)
+    out = gistmem(engine, memory(), QUESTION)
     assert out.answer.choice is None and out.answer.text == "Truly, I cannot."
     assert out.steps[0].outcome == "fallback" and "unparseable" in out.steps[0].fallback
 
@@ -174,7 +184,7 @@ def test_unparseable_answer_is_recorded_as_such(scripted):
 def test_free_form_answer_and_full_text(scripted):
     engine, backend = scripted(["Answer: He collects animals for a zoo."])
     paragraphs = paras(30, 20)
-    out = full_text(engine, paragraphs, Question("Why did he come?"), QUALITY)
+    out = full_text(engine, Document("d", "t", tuple(paragraphs)), Question("Why did he come?"))
     assert out.answer.text == "He collects animals for a zoo." and out.answer.choice is None
     assert out.compression_rate == 0.0
     assert "Your answer should be short and concise." in backend.prompts[0]

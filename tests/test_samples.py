@@ -3,10 +3,10 @@ import json
 
 import pytest
 
-from core.memory import load_memory
-from core.methods import ask
-from core.offline import OfflineEngine
-from core.readagent import Question
+from core.methods.readagent.memory import load_memory
+from core.methods.ask import ask
+from core.engine import OFFLINE
+from core.methods.base import Question
 from core.samples import DATA, PAPER_ENGINE, SAMPLES, open_sample
 
 
@@ -45,7 +45,7 @@ def test_every_sample_opens_with_its_questions(store, key):
 def test_the_papers_question_over_the_papers_gists_with_offline_look_ups(store):
     document, memory_id = open_sample(store, "off-course")
     q = next(q for q in document.meta["questions"] if q["id"] == "30035_SLGX7NNR_3")
-    result = ask(store, OfflineEngine(), document.id, Question(q["question"], tuple(q["options"])),
+    result = ask(store, OFFLINE, document.id, Question(q["question"], tuple(q["options"])),
                  method="readagent-p", memory_id=memory_id, params={"max_pages": 2})
     assert result.memory_label.startswith("PaLM 2-L")
     assert result.engine == "offline"

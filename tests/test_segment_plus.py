@@ -2,20 +2,26 @@
 every note removed, several merge rounds), offline labelling, and the simulated server."""
 import json
 import re
-import time
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+import core.concurrency
 from core import prompts
-from core.documents import parse_text
-from core.engines import make_engine
-from core.methods import METHODS, ask
-from core.offline import OfflineEngine
-from core.readagent import Question, compression_rate
-from core.segment_plus import Label, Note, batches, concatenated_note, lexical_label, parse_label, parse_note
-from core.simulator import MODEL
+from core.text.documents import parse_text
+from core.engine import make_engine
+from core.errors import ModelError, SettingError
+from core.methods.ask import ask
+from core.engine import OFFLINE as OFFLINE_ENGINE
+from core.methods.base import Question, compression_rate
+from core.methods.segment_plus.gather import batches
+from core.methods.segment_plus.notes import Note
+from core.methods.segment_plus.parsers import parse_label, parse_note
+from core.methods.segment_plus.steps import concatenated_note, lexical_label
+from core.llm.simulator import MODEL
 from core.trace import FALLBACK, MODEL as BY_MODEL, OFFLINE, REASKED, RULE
-from tests.conftest import SHARED
+from tests.conftest import CORE_DATA
 
 # --- parse_note: table-driven -------------------------------------------------------------------
 
@@ -167,8 +173,7 @@ def handler(notes=_note_json, label=_keep_all_but_empty, merge=_merged, answer="
 
 
 def run(engine, **params):
-    from core.db import Store  # noqa: F401  (the store is the engine's)
-    store = engine.llm.store
+    store = engine.llm.store  # the scripted engine's store
     store.save_document(DOC)
     return ask(store, engine, DOC.id, QUESTION, method="segmentplus",
                params={"segment_tokens": 50, "merge_tokens": 1000, "concurrency": 4, **params})
@@ -177,7 +182,8 @@ def run(engine, **params):
 def test_notes_filter_merge_answer_from_the_final_note_only(scripted):
     engine, backend = scripted(handler=handler())
     result = run(engine)
-    extra = result.extra
+    assert result.details.kind == "notes" and "notes kept from segments [0, 1, 3]" in result.details.summary()
+    extra = result.details.to_dict()
     assert extra["segments"] == 4 and extra["notes_kept"] == 3 and extra["notes_removed"] == 1
     assert [n["kept"] for n in extra["notes"]] == [True, True, False, True]
     assert extra["notes"][2]["reason"] == "no evidence"
@@ -197,6 +203,28 @@ def test_notes_filter_merge_answer_from_the_final_note_only(scripted):
     assert result.llm_calls == 4 + 4 + 1 + 1
 
 
+def test_notes_are_written_in_parallel_within_the_limit(scripted):
+    state = {"now": 0, "most": 0}
+    in_flight = threading.Condition()
+
+    def notes(i):
+        # The first notes wait until three are being written at once (the limit), then all go on.
+        with in_flight:
+            state["now"] += 1
+            state["most"] = max(state["most"], state["now"])
+            in_flight.notify_all()
+            in_flight.wait_for(lambda: state["most"] >= 3, timeout=30)
+        try:
+            return _note_json(i)
+        finally:
+            with in_flight:
+                state["now"] -= 1
+
+    engine, backend = scripted(handler=handler(notes=notes))
+    result = run(engine, concurrency=3)
+    assert state["most"] == 3 and result.details.segments == 4 and result.answer == "Brest."
+
+
 def test_compression_rate_is_measured_on_the_longest_context(scripted):
     engine, _ = scripted(handler=handler())
     result = run(engine)
@@ -204,7 +232,7 @@ def test_compression_rate_is_measured_on_the_longest_context(scripted):
     assert result.words_in_context >= longest_segment
     assert result.compression_rate == compression_rate(result.words_in_context, DOC.words)
     assert 0 < result.compression_rate < 100
-    assert result.extra["final_note_words"] == len(result.context.split())
+    assert result.details.final_note_words == len(result.context.split())
 
 
 def test_malformed_json_is_repaired_or_re_asked_then_falls_back(scripted):
@@ -233,16 +261,16 @@ def test_malformed_json_is_repaired_or_re_asked_then_falls_back(scripted):
                                                               if "Sure, here you go!" in p][0]]
     assert note_steps[3]["outcome"] == FALLBACK and "extractive note" in note_steps[3]["fallback"]
     assert len(note_steps[3]["attempts"]) == 2  # one re-ask, no more
-    assert "Brest" in result.extra["notes"][3]["evidence"] and result.extra["notes"][3]["note_by"] == FALLBACK
+    assert "Brest" in result.details.notes[3]["evidence"] and result.details.notes[3]["note_by"] == FALLBACK
     filter0 = next(s for s in result.steps if s["step"] == "filter" and s["page"] == 0)
-    assert filter0["outcome"] == FALLBACK and result.extra["notes"][0]["kept"]  # unreadable label: kept
+    assert filter0["outcome"] == FALLBACK and result.details.notes[0]["kept"]  # unreadable label: kept
 
 
 def test_every_note_removed_answers_from_no_notes(scripted):
     engine, backend = scripted(handler=handler(label=lambda p: "Label: Remove\nReason: nothing useful."))
     result = run(engine)
-    assert result.extra["all_removed"] and result.extra["notes_kept"] == 0 and result.pages_looked_up == []
-    assert result.extra["merge_rounds"] == 0 and result.extra["final_notes"] == []
+    assert result.details.all_removed and result.details.notes_kept == 0 and result.pages_looked_up == []
+    assert result.details.merge_rounds == 0 and result.details.final_notes == []
     assert not any(p.startswith("You are presented") for p in backend.prompts)
     merge = next(s for s in result.steps if s["step"] == "merge")
     assert merge["outcome"] == RULE and "removed every note" in merge["detail"]["reason"]
@@ -262,7 +290,7 @@ def test_merges_repeat_in_rounds_until_the_notes_fit(scripted):
     engine, backend = scripted(handler=handler(notes=lambda i: json.dumps(
         {"Evidence": PARAGRAPHS[i], "Reasoning": f"About segment {i}."}), merge=merge))
     result = run(engine, merge_tokens=100)
-    extra = result.extra
+    extra = result.details.to_dict()
     assert extra["notes_kept"] == 4
     assert [r["batches"] for r in extra["rounds"]] == [[[0, 1], [2, 3]], [[0, 1, 2, 3]]]
     assert extra["merge_rounds"] == 2 and sorted(rounds_seen) == [2, 2, 2]
@@ -274,33 +302,46 @@ def test_merges_repeat_in_rounds_until_the_notes_fit(scripted):
                                           for s in result.steps)
 
 
-def test_a_failing_server_stops_the_run_without_starting_the_other_notes(scripted):
-    from core.errors import ModelError
+def test_a_failing_server_stops_the_run_without_starting_the_other_notes(scripted, monkeypatch):
+    dropped = threading.Event()  # set when the failed run has dropped the calls not yet started
+
+    class Pool(ThreadPoolExecutor):
+        def shutdown(self, wait=True, *, cancel_futures=False):
+            super().shutdown(wait=False, cancel_futures=cancel_futures)
+            if cancel_futures:
+                dropped.set()
+            if wait:
+                super().shutdown(wait=True)
+
+    monkeypatch.setattr(core.concurrency, "ThreadPoolExecutor", Pool)
 
     def notes(i):
         if i == 0:
             raise ModelError("Could not reach the model server (simulated).")
-        time.sleep(0.3)
+        dropped.wait(timeout=30)  # still writing this note when the failure stops the run
         return _note_json(i)
 
     engine, backend = scripted(handler=handler(notes=notes))
     with pytest.raises(ModelError, match="Could not reach"):
         run(engine, concurrency=2)
-    # Two workers: one fails at once (and may start the third note), the other is writing the
-    # second note for 0.3 s; the fourth, not started by then, is cancelled.
+    # Two workers: one fails at once (and may start the third note before the run stops), the
+    # other is still writing the second note; the fourth, not started, is dropped.
+    assert dropped.is_set()
     assert len(backend.prompts) in (2, 3) and not any(PARAGRAPHS[3] in p for p in backend.prompts)
     run_row = engine.llm.store.list_runs(kind="ask")[0]
     assert run_row["status"] == "failed"
 
 
-def test_bad_settings_are_refused_with_a_next_step(store):
-    from core.errors import GistError
-
+@pytest.mark.parametrize("params, setting, says", [
+    ({"segment_tokens": 10}, "segment_tokens", "--segment-tokens must be at least 50 (got 10)"),
+    ({"merge_tokens": 5}, "merge_tokens", "--merge-tokens must be at least 100 (got 5)"),
+])
+def test_bad_settings_are_refused_with_a_next_step(store, params, setting, says):
     store.save_document(DOC)
-    with pytest.raises(GistError, match="--segment-tokens must be at least 50"):
-        ask(store, OfflineEngine(), DOC.id, QUESTION, method="segmentplus", params={"segment_tokens": 10})
-    with pytest.raises(GistError, match="--merge-tokens"):
-        ask(store, OfflineEngine(), DOC.id, QUESTION, method="segmentplus", params={"merge_tokens": 5})
+    with pytest.raises(SettingError) as refused:
+        ask(store, OFFLINE_ENGINE, DOC.id, QUESTION, method="segmentplus", params=params)
+    assert refused.value.setting == setting and refused.value.for_cli().startswith(says)
+    assert refused.value.why  # says why the limit is there
 
 
 # --- offline ------------------------------------------------------------------------------------------
@@ -319,23 +360,16 @@ def test_lexical_filter_and_concatenating_merge():
 
 def test_offline_segment_plus_is_labelled_offline(store):
     store.save_document(DOC)
-    result = ask(store, OfflineEngine(), DOC.id, QUESTION, method="segmentplus", params={"segment_tokens": 50})
+    result = ask(store, OFFLINE_ENGINE, DOC.id, QUESTION, method="segmentplus", params={"segment_tokens": 50})
     assert result.llm_calls == 0 and "no LLM" in result.engine_label
     assert {s["outcome"] for s in result.steps} <= {OFFLINE, RULE}
     assert 1 in result.pages_looked_up and 2 not in result.pages_looked_up
     assert "Brest" in result.answer
 
 
-def test_segmentplus_is_registered_with_its_parameters():
-    method = METHODS["segmentplus"]
-    assert not method.needs_memory
-    assert {p.name: p.default for p in method.params} == {"segment_tokens": 3000, "merge_tokens": 2500,
-                                                          "concurrency": 8}
-
-
 # --- through the simulated OpenAI-compatible server ------------------------------------------------
 
-OFF_COURSE = json.loads((SHARED / "quality" / "off_course_readagent_paper.json").read_text())
+OFF_COURSE = json.loads((CORE_DATA / "off_course_readagent_paper.json").read_text())
 
 
 def test_segment_plus_through_the_simulated_server(store, sim):
@@ -344,17 +378,15 @@ def test_segment_plus_through_the_simulated_server(store, sim):
     engine = make_engine("openai", store, model=MODEL, base_url=sim.base_url, backoff=0.01, timeout=5.0)
     q = OFF_COURSE["questions"][2]
     question = Question(q["question"], tuple(q["options"]))
-    sim.latency_ms = 30
     params = {"segment_tokens": 400, "merge_tokens": 300, "concurrency": 4}
     first = ask(store, engine, document.id, question, method="segmentplus", params=params)
-    extra = first.extra
-    assert 1 < sim.stats.max_in_flight <= 4  # notes and labels are written in parallel, within the limit
+    extra = first.details.to_dict()
+    assert sim.stats.max_in_flight <= 4  # never more calls at once than the limit
     assert extra["segments"] > 4 and first.choice in "ABCD"
     assert {"segmentplus_note", "segmentplus_filter", "answer_choice"} <= set(sim.stats.steps)
     assert all(s["outcome"] in (BY_MODEL, RULE) for s in first.steps)
     assert first.pages_looked_up == [n["segment"] for n in extra["notes"] if n["kept"]]
     # Asked again: every call is replayed from the cache.
-    sim.latency_ms = 0
     again = ask(store, engine, document.id, question, method="segmentplus", params=params)
     assert again.llm_calls == 0 and again.cached_calls == first.llm_calls and again.answer == first.answer
     # A malformed reply to the first note is re-asked.

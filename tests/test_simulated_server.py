@@ -4,18 +4,19 @@ import threading
 
 import pytest
 
-from core.build import BuildSettings, build_memory
-from core.documents import load_path, parse_text
-from core.engines import make_engine
+from core.methods.readagent.build import BuildSettings, build_memory
+from core.text.documents import load_path, parse_text
+from core.engine import make_engine
 from core.errors import Cancelled
-from core.memory import load_memory
-from core.methods import ask
-from core.presets import PRESETS
-from core.readagent import Question
-from core.simulator import MODEL, SimulatedLLM, respond, window_from_prompt
-from tests.conftest import SHARED, book
+from core.methods.readagent.memory import load_memory
+from core.methods.ask import ask
+from core.methods.readagent.presets import PRESETS
+from core.methods.base import Question
+from core import prompts
+from core.llm.simulator import RESPONDERS, MODEL, SimulatedLLM, respond, step_of, template_of, window_from_prompt
+from tests.conftest import CORE_DATA, book
 
-OFF_COURSE = json.loads((SHARED / "quality" / "off_course_readagent_paper.json").read_text())
+OFF_COURSE = json.loads((CORE_DATA / "off_course_readagent_paper.json").read_text())
 QUESTION = next(q for q in OFF_COURSE["questions"] if q["question_unique_id"] == "30035_SLGX7NNR_3")
 
 
@@ -38,8 +39,8 @@ def test_simulated_replies_follow_each_prompts_format(store, sim):
 
 
 def test_pagination_prompt_round_trips_through_the_simulator():
-    from core.documents import Paragraph
-    from core.readagent import make_window
+    from core.text.documents import Paragraph
+    from core.methods.readagent.pagination import make_window
     from core import prompts
 
     paragraphs = [Paragraph(" ".join([f"w{i}"] * 100), 100) for i in range(12)]
@@ -91,3 +92,15 @@ def test_an_interrupted_build_resumes_without_repeating_calls(store, sim):
     assert resumed.llm_calls == sim.stats.completed - made > 0
     again = build_memory(store, doc, engine(store, sim), BuildSettings(PRESETS["quality"]), rebuild=True)
     assert again.llm_calls == 0 and again.pages == resumed.pages
+
+
+@pytest.mark.parametrize("template", prompts.ALL, ids=lambda t: t.name)
+def test_the_simulator_routes_every_prompt_template_to_its_responder(template):
+    """Rewording a prompt can never misroute it silently: every template, formatted, reaches the
+    responder registered for it, even when the text in it quotes every other prompt."""
+    quoted = "\n".join(["A document that quotes prompts:", *(other.text for other in prompts.ALL), "The end."])
+    for filler in ("some text", quoted):
+        prompt = template.format(**{key: filler for key in template.keys})
+        assert template_of(prompt).text == template.text  # (the movie gist differs only in its token cap)
+        name, _ = step_of(prompt)
+        assert RESPONDERS[template.name].__name__.strip("_") == name

@@ -1,0 +1,1 @@
+"""Evaluation: datasets, the papers' metrics and raters, the runner, and the report."""

@@ -1,0 +1,1 @@
+"""The model seam (``seam.py``), the OpenAI-compatible backend, and the simulated server."""
