@@ -47,7 +47,7 @@ def make_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     build = sub.add_parser("build", help="turn a text into a gist memory (or reuse the one already built)")
-    build.add_argument("path", help="a .txt or .md file")
+    build.add_argument("path", help="the text: .txt or .md, or .html, .epub, .pdf")
     build.add_argument("--preset", default="auto",
                        choices=["auto", "quality", "qmsum", "narrativeqa", "narrativeqa-movie"],
                        help="the paper's per-dataset settings; auto: narrativeqa for books over 20k words, else quality")
