@@ -1,14 +1,19 @@
 """Each ReadAgent step with a scripted model: build -> call -> parse -> validate -> fallback."""
+import json
+import re
+
 import pytest
 
 from core.methods.base import Question, compression_rate
+from core.methods.readagent.build import BuildSettings, build_memory
 from core.methods.readagent.lookup import full_text, gistmem, readagent_p, readagent_s
-from core.methods.readagent.memory import GistMemory, Page
+from core.methods.readagent.memory import GistMemory, Page, load_memory
 from core.methods.readagent.pagination import forced_break, make_window
 from core.methods.readagent.parsers import STOP
 from core.methods.readagent.presets import PRESETS
 from core.methods.readagent.steps import GIST, PAUSE_POINT, GistInput, PauseInput
-from core.text.documents import Document, Paragraph
+from core.text.documents import Document, Paragraph, parse_text
+from tests.conftest import CORE_DATA
 
 QUALITY = PRESETS["quality"]
 
@@ -19,15 +24,17 @@ def paras(*sizes, heading_at=()):
 
 # --- the window -------------------------------------------------------------------------------
 
-def test_window_offers_labels_only_once_the_page_has_min_words():
+def test_window_offers_a_label_once_the_count_with_its_paragraph_reaches_min_words():
     paragraphs = paras(*[100] * 12)
     window = make_window(paragraphs, 0, len(paragraphs), QUALITY)
-    # 100-word paragraphs: labels from <3> (300 words before it) until the count reaches 600
-    assert window.labels == (3, 4, 5, 6)
+    # The notebook adds paragraph j's words before deciding on <j>: paragraphs 0..2 hold 300 >= 280,
+    # so <2> is offered (a 200-word page), and labels run until the count reaches 600
+    assert window.labels == (2, 3, 4, 5, 6)
     assert window.end == 6 and window.words == 600
-    assert all(window.words_before(label) >= QUALITY.min_words for label in window.labels)
+    assert all(window.words_before(label + 1) >= QUALITY.min_words for label in window.labels)
+    assert window.words_before(2) == 200 < QUALITY.min_words
     passage = window.passage().split("\n")
-    assert passage[-1] == "<6>" and passage.count("<3>") == 1 and "<2>" not in passage
+    assert passage[-1] == "<6>" and passage.count("<2>") == 1 and "<1>" not in passage
     assert window.following.startswith("w6") and window.following.endswith("\n...")
 
 
@@ -82,6 +89,43 @@ def test_pause_point_falls_back_to_the_largest_page_and_says_so(scripted):
     assert decision.value == 6 and decision.trace.outcome == "fallback"
     assert "largest page <6>" in decision.trace.fallback
     assert [a.problem for a in decision.trace.attempts][0] == "the reply was empty"
+
+
+def paper_page_starts(paragraphs, pages) -> list[int]:
+    """The paragraph each of the paper's pages starts at, from the opening words its Table 9 quotes
+    (page 0 starts the document)."""
+    def words(text):
+        return re.sub(r"[^a-z ]", " ", text.lower().replace("’", "'").replace("'", "")).split()
+
+    starts = [0]
+    for page in pages[1:]:
+        opening = words(page["starts_with"].rstrip("."))
+        starts.append(next(n for n in range(starts[-1] + 1, len(paragraphs))
+                           if words(paragraphs[n].text)[:len(opening)] == opening))
+    return starts
+
+
+def test_an_oracle_choosing_the_papers_breaks_rebuilds_its_8_off_course_pages(scripted, store):
+    """The paper's pages 2 and 3 hold 246 and 229 words (under min_words 280): only the notebook's
+    rule, which counts paragraph j before offering <j>, offers those breaks."""
+    paper = json.loads((CORE_DATA / "off_course_readagent_paper.json").read_text())
+    document = parse_text(paper["article"], title="Off Course")
+    starts = paper_page_starts(document.paragraphs, paper["pages"])
+    assert starts == [0, 31, 50, 61, 68, 86, 100, 115]
+
+    def oracle(prompt: str) -> str:
+        labels = {int(n) for n in re.findall(r"^<(\d+)>$", prompt, flags=re.M)}
+        if not labels:  # a gist prompt
+            return "Dameri Tass lands, and the patrolmen meet him."
+        return f"Break point: <{min(s for s in starts if s in labels)}>\nBecause the paper broke there."
+
+    engine, _ = scripted(handler=oracle)
+    store.save_document(document)
+    result = build_memory(store, document, engine, BuildSettings(QUALITY, hard_breaks=False))
+    pages = load_memory(store, result.memory_id).pages
+    assert [p.start for p in pages] == starts
+    assert [p.break_by for p in pages] == ["model"] * 7 + ["rule"]  # the last 70 words: the short tail
+    assert [p.words for p in pages][2:4] == [246, 229]
 
 
 # --- gisting -----------------------------------------------------------------------------------------
