@@ -178,7 +178,7 @@ QUESTION = Question("What was Dameri's purpose?", ("Share knowledge", "Repairs",
 def test_readagent_p_expands_chosen_pages_in_place_in_page_order(scripted):
     engine, backend = scripted(["I want to look up Page [6, 2, 6, 11] to check.", "Answer: (D) Accident"])
     out = readagent_p(engine, memory(), QUESTION, QUALITY, max_pages=5)
-    assert out.pages_looked_up == [6, 2] and out.expanded == [2, 6]
+    assert out.pages_looked_up == [6, 2] and out.expanded == [6, 2]  # the model's order; the context's is the page order
     lookup, answer = out.steps
     assert any("duplicate" in n for n in lookup.attempts[0].notes)
     assert any("dropped page 11" in n for n in lookup.attempts[0].notes)
@@ -189,6 +189,25 @@ def test_readagent_p_expands_chosen_pages_in_place_in_page_order(scripted):
     assert out.answer.choice == "D"
     # CR at the final answer step: 6 gists x 2 words + 2 pages x 50 words of 400
     assert out.words_in_context == 112 and out.compression_rate == pytest.approx(72.0)
+
+
+@pytest.mark.parametrize("reply, pages", [
+    ("I want to look up Page [5, 1, 3] to see who wins.", [5, 1, 3]),  # most important first
+    ("I want to look up Page [7, 0, 7, 2] to ...check the ending.", [7, 0, 2]),  # a duplicate dropped
+    ("I want to look up Page [4, 12, 1, -1] to find the letter.", [4, 1]),  # pages that do not exist dropped
+    ("I want to look up Page [6, 5, 4, 3, 2, 1] to be sure.", [6, 5, 4]),  # the first max_pages kept
+    ("Pages 3 and 0, to see the scene.", [3, 0]),  # no brackets
+])
+def test_ranked_look_up_keeps_the_models_order_in_the_trace_and_the_expanded_pages(scripted, reply, pages):
+    """NarrativeQA's look-up asks for pages "in the order of importance": that order is the result."""
+    engine, backend = scripted([reply, "Answer: (B) Repairs"])
+    out = readagent_p(engine, memory(), QUESTION, PRESETS["narrativeqa"], max_pages=3)
+    assert "in the order of importance" in backend.prompts[0]
+    lookup = out.steps[0]
+    assert lookup.value == pages and lookup.to_dict()["value"] == pages
+    assert out.pages_looked_up == out.expanded == out.details.pages == pages
+    context = backend.prompts[1]  # the raw pages still replace their gists in place, in page order
+    assert [n for n in range(8) if f"<Page {n}>\nraw text of page {n}" in context] == sorted(pages)
 
 
 def test_readagent_p_caps_pages_and_falls_back_to_gists(scripted):
