@@ -12,8 +12,8 @@ from components.inspect_view import eval_rows
 from components.ui import error_text, md
 from core.eval.datasets import BUNDLED, KINDS, load_dataset
 from core.errors import GistError
-from core.eval.report import (compare, eval_settings, method_setting, results_csv, say_duration, spread, summarize,
-                              time_left)
+from core.eval.report import (compare, eval_settings, memory_table, method_setting, results_csv, say_duration, spread,
+                              summarize, time_left)
 from core.eval.runner import EvalRequest, can_resume_here, resume_request, start_eval
 from core.jobs import get_job
 from core.status import DONE, RUNNING
@@ -46,6 +46,17 @@ with st.expander("New evaluation", expanded=not store.list_runs(kind="eval", lim
     concurrency = c4.number_input("Questions at once", 1, 32, 4, key="ev_concurrency")
     methods = st.multiselect("Methods", list(METHODS), default=["readagent-p", "gistmem", "full"],
                              format_func=lambda m: METHODS[m].label, key="ev_methods")
+    params: dict[str, dict] = {}  # each method's setting (the paper's tables have a row per setting)
+    for name in methods:
+        settable = [p for p in METHODS[name].params if p.name != "concurrency"]  # how fast, not what is done
+        for col, p in zip(st.columns(max(4, len(settable))) if settable else (), settable):
+            label, key = f"{METHODS[name].label}: {p.name.replace('_', ' ')}", f"ev_param_{name}_{p.name}"
+            if p.type is int:
+                value = col.number_input(label, 1, max(100, 10 * int(p.default)), int(p.default), help=p.help, key=key)
+            else:  # text parameters (an embedding model name): empty means the default
+                value = col.text_input(label, str(p.default or ""), help=p.help, key=key).strip() or None
+            if value is not None:
+                params.setdefault(name, {})[p.name] = value
     st.caption(f"Engine: {md(engine_settings().label)}. Offline results are labelled offline and are never "
                "shown as a model's.")
     if st.button("Run evaluation", type="primary", disabled=not methods, key="ev_run"):
@@ -62,7 +73,7 @@ with st.expander("New evaluation", expanded=not store.list_runs(kind="eval", lim
                 docs, name = load_dataset(kind, limit_docs=limit_docs or None), BUNDLED[kind][0]
             if limit_questions:
                 docs = [type(d)(d.document, d.questions[:limit_questions]) for d in docs]
-            request = EvalRequest(docs, methods, kind, name, int(runs), int(concurrency),
+            request = EvalRequest(docs, methods, kind, name, int(runs), int(concurrency), params=params,
                                   limit_questions=limit_questions or None)
             st.session_state.ev_job = start_eval(store, current_engine(store), request).id
         except GistError as exc:
@@ -153,11 +164,26 @@ table = pd.DataFrame([{
        else {"accuracy %": r.get("accuracy"), "± std": spread(r.get("accuracy_std"), r["runs"])}),
     "resp. words": r["response_words"],
     "words consumed": "n/a (offline)" if r["offline"] else f"{r['words_consumed']:,}",
-    "unparseable": r["unparseable"], "errors": r["errors"],
+    "unparseable": r["unparseable"], "no answer": r["no_answer"],
+    "fallback breaks": "—" if r.get("fallback_breaks") is None else str(r["fallback_breaks"]),
+    "fallback gists": "—" if r.get("fallback_gists") is None else str(r["fallback_gists"]),
+    "errors": r["errors"],
 } for r in summary])
 st.dataframe(table, hide_index=True, width="stretch", key="ev_table")
 st.caption("Settings are the evaluation's own, else the method's defaults (k: pages retrieved; N: words of text; "
-           "max pages: the most pages looked up). ± std is the spread across runs: \"—\" with one run.")
+           "max pages: the most pages looked up). ± std is the spread across runs: \"—\" with one run. "
+           "Unparseable: no option could be read from the answer; no answer: MemWalker's search ended without one "
+           "(counted there only). Fallback breaks and gists: in the gist memories the method read, pause points and "
+           "gists made by a fallback because the model's replies were unusable (\"—\": no gist memory read).")
+memories = memory_table(store, eval_id)
+if memories:
+    titles = {d["id"]: d["title"] for d in store.list_documents()}
+    st.markdown("**Gist memories read** (each once, however many questions read it)")
+    st.dataframe(pd.DataFrame([{
+        "document": titles.get(m["doc_id"], m["doc_id"]), "memory": m["memory_id"], "pages": m["pages"],
+        "fallback breaks": m["fallback_breaks"], "fallback gists": m["fallback_gists"],
+        "read by": ", ".join(m["methods"])} for m in memories]), hide_index=True, width="stretch",
+        key="ev_memories")
 st.download_button("Download every result (CSV)", lambda: results_csv(rows), f"evaluation_{eval_id}.csv",
                    "text/csv", key="ev_csv")
 

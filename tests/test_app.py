@@ -234,6 +234,28 @@ def test_evaluate_runs_in_the_background_and_inspect_walks_its_failures(app):
     assert any(m.value == first for m in app.markdown)
 
 
+def test_evaluate_chooses_each_methods_setting_and_counts_fallbacks_per_memory(app):
+    app.switch_page("pages/evaluate.py").run()
+    app.number_input(key="ev_limit_docs").set_value(1)
+    app.number_input(key="ev_limit_q").set_value(3)
+    app.multiselect(key="ev_methods").set_value(["bm25", "first-words"]).run()
+    assert app.number_input(key="ev_param_first-words_words").value == 6000  # the paper's Table 3 default
+    app.number_input(key="ev_param_first-words_words").set_value(500)
+    app.number_input(key="ev_param_bm25_top_k").set_value(2)
+    app.button(key="ev_run").click().run()
+    deadline = time.monotonic() + 60
+    while not app.dataframe and time.monotonic() < deadline:
+        time.sleep(0.2)
+        app.run()
+    table = app.dataframe[0].value
+    assert list(table["setting"]) == ["k = 2", "first 500 words"]
+    assert list(table["no answer"]) == [0, 0] and list(table["unparseable"]) == [0, 0]
+    assert list(table["fallback breaks"]) == ["0", "—"] and list(table["fallback gists"]) == ["0", "—"]
+    memories = next(d.value for d in app.dataframe if "read by" in d.value.columns)
+    assert list(memories["read by"]) == ["BM25 top-k"] and list(memories["fallback breaks"]) == [0]
+    assert list(memories["pages"])[0] > 1 and not app.exception
+
+
 def test_a_stopped_evaluation_is_resumed_from_the_evaluate_page(app):
     import threading
 
@@ -394,7 +416,7 @@ def test_evaluate_names_each_setting_shows_no_spread_for_one_run_and_compares_tw
     table = app.dataframe[0].value
     assert list(table["setting"]) == ["k = 5", "first 150 words"] and set(table["± std"]) == {"—"}
     app.selectbox(key="ev_pick").set_value(first).run()
-    assert list(app.dataframe[0].value["setting"]) == ["k = 1", "first 2000 words"]
+    assert list(app.dataframe[0].value["setting"]) == ["k = 1", "first 6000 words"]
     app.selectbox(key="ev_compare").set_value(second).run()
     assert not app.exception
     assert any(c.value.startswith(f"8 results in both · 0 only in #{first}") for c in app.caption)

@@ -237,6 +237,27 @@ def test_cli_lists_the_new_methods_and_what_they_read(capsys):
         "segmentplus": (["segment_tokens", "merge_tokens", "concurrency"], False)}
 
 
+@pytest.mark.parametrize("method, params, words", [
+    ("first-words", None, 6000), ("last-words", None, 6000),  # the paper's Table 3 setting
+    ("first-words", {"words": 2000}, 2000), ("last-words", {"words": 50_000}, None),  # None: the whole book
+])
+def test_truncation_reads_6000_words_by_default(store, method, params, words):
+    document = parse_text(book("alice").read_text(encoding="utf-8"), title="Alice")
+    store.save_document(document)
+    result = ask(store, OFFLINE_ENGINE, document.id, Question("Who is late?"), method=method, params=params)
+    assert result.words_in_context == (words or document.words) and len(result.context.split()) == result.words_in_context
+    assert result.details.words == (params or {}).get("words", 6000)
+
+
+def test_cli_truncation_default_and_flag(tmp_path, capsys):
+    db = tmp_path / "cli.db"
+    doc = cli_json(capsys, "build", str(book("alice")), "--preset", "quality", db=db)["doc_id"]
+    default = cli_json(capsys, "ask", doc, "Who is late?", "--method", "last-words", db=db)
+    assert default["words_in_context"] == 6000
+    assert cli_json(capsys, "ask", doc, "Who is late?", "--method", "last-words", "--words", "1234",
+                    db=db)["words_in_context"] == 1234
+
+
 def test_cli_asks_with_every_new_method(tmp_path, capsys):
     db = tmp_path / "cli.db"
     doc = cli_json(capsys, "build", str(book("off_course")), "--preset", "quality", db=db)["doc_id"]

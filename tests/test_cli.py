@@ -169,9 +169,19 @@ def test_eval_prints_the_papers_table_and_one_json_object(tmp_path):
             assert key in row
         assert row["offline"] is True
     assert result["results"][0]["lookups"] <= 2
+    assert [r["setting"] for r in result["results"]] == ["max pages 2", ""]
+    assert [r["fallback_breaks"] for r in result["results"]] == [0, 0]  # the offline engine never falls back
+    [memory] = result["memories"]
+    assert memory["methods"] == ["GistMem", "ReadAgent-P"] and memory["fallback_gists"] == 0
     assert out.read_text().startswith("id,run_index,doc_id,question_id,method")
-    text = run("eval", "--dataset", "quality", "--limit-docs", "1", "--methods", "gistmem", db=db)
+    text = run("eval", "--dataset", "quality", "--limit-docs", "1", "--methods", "gistmem,first-words", "--words",
+               "500", db=db)
     assert "CR (#LU)" in text.stdout and "accuracy" in text.stdout and "offline" in text.stdout
+    lines = text.stdout.splitlines()
+    head = next(line for line in lines if line.startswith("method"))
+    assert head.split()[:2] == ["method", "setting"] and "fallback breaks" in head and "no answer" in head
+    assert any(line.startswith("First N words") and "first 500 words" in line for line in lines)
+    assert any(line.startswith("  memory ") and "0 fallback breaks, 0 fallback gists" in line for line in lines)
 
 
 def test_export_prints_the_memory_as_the_app_exports_it(tmp_path):

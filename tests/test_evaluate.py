@@ -195,3 +195,70 @@ def test_resuming_with_another_engine_is_refused(store, sim):
     from core.errors import GistError
     with pytest.raises(GistError, match="same engine and model"):
         evaluate(store, engine, docs, ["gistmem"], dataset="quality", resume=eval_id)
+
+
+# --- what went wrong, counted once, and each row's setting ----------------------------------------
+
+@pytest.mark.parametrize("result, unparseable, no_answer", [
+    ({"options": ["a", "b"], "choice": "A", "answered": 1, "error": None}, False, False),
+    ({"options": ["a", "b"], "choice": None, "answered": 1, "error": None}, True, False),  # no option read
+    ({"options": ["a", "b"], "choice": None, "answered": 0, "error": None}, False, True),  # MemWalker: no answer
+    ({"options": ["a", "b"], "choice": None, "answered": None, "error": None}, True, False),  # stored before "answered"
+    ({"options": ["a", "b"], "choice": None, "answered": 1, "error": "boom"}, False, False),  # an error, not a reply
+    ({"options": [], "choice": None, "answered": 1, "error": None}, False, False),  # free form has no choice
+    ({"options": [], "choice": None, "answered": 0, "error": None}, False, True),
+])
+def test_a_result_is_unparseable_or_no_answer_never_both(result, unparseable, no_answer):
+    from core.eval.report import FILTERS, is_unparseable
+
+    assert is_unparseable(result) is unparseable
+    assert FILTERS["unparseable answer"](result, [result]) is unparseable
+    assert FILTERS["MemWalker: no answer"](result, [result]) is no_answer
+
+
+def test_a_model_with_unusable_replies_counts_fallbacks_per_memory_and_no_answer_once(scripted, store):
+    docs = load_dataset("quality", limit_docs=1)
+    docs = [type(docs[0])(docs[0].document, docs[0].questions[:3])]
+    engine, _ = scripted(handler=lambda prompt: "Hmm.")  # never a label, a gist, a page list or an answer
+    eval_id = evaluate(store, engine, docs, ["readagent-p", "bm25", "memwalker", "full"], dataset="quality",
+                       concurrency=1)
+    summary = {r["method"]: r for r in summarize(store, eval_id)}
+    [memory] = store.memories_for(docs[0].document.id)
+    pages = store.page_rows(memory["id"])
+    breaks = sum(p["break_by"] == "fallback" for p in pages)
+    gists = sum(p["gist_by"] == "fallback" for p in pages)
+    assert breaks > 0 and gists == len(pages)
+    for method in ("readagent-p", "bm25"):  # both read the one memory: its counts, once each
+        assert (summary[method]["memories"], summary[method]["fallback_breaks"],
+                summary[method]["fallback_gists"]) == (1, breaks, gists)
+    assert summary["full"]["fallback_breaks"] is None and summary["full"]["memories"] is None
+    assert summary["readagent-p"]["unparseable"] == 3 and summary["readagent-p"]["no_answer"] == 0
+    assert summary["memwalker"]["no_answer"] == 3 and summary["memwalker"]["unparseable"] == 0  # once, not twice
+    table = format_table(list(summary.values())).splitlines()
+    head = table[0].split()
+    assert head[:2] == ["method", "setting"] and "no answer" in table[0] and "fallback gists" in table[0]
+    memwalker = next(line for line in table if line.startswith("MemWalker"))
+    assert memwalker.split()[-4:] == ["0", "3", "—", "—"]
+    readagent = next(line for line in table if line.startswith("ReadAgent-P"))
+    assert readagent.split()[-4:] == ["3", "0", str(breaks), str(gists)]
+    from core.eval.report import memory_table
+
+    assert memory_table(store, eval_id) == [{"memory_id": memory["id"], "doc_id": docs[0].document.id,
+                                             "pages": len(pages), "fallback_breaks": breaks, "fallback_gists": gists,
+                                             "methods": ["BM25 top-k", "ReadAgent-P"]}]
+
+
+def test_each_row_names_its_setting_and_truncation_reads_6000_words_by_default(store):
+    docs = load_dataset("quality", limit_docs=1)
+    docs = [type(docs[0])(docs[0].document, docs[0].questions[:2])]
+    methods = ["readagent-p", "bm25", "first-words", "last-words"]
+    defaults = evaluate(store, OFFLINE, docs, methods, dataset="quality")
+    chosen = evaluate(store, OFFLINE, docs, methods, dataset="quality", params={
+        "readagent-p": {"max_pages": 2}, "bm25": {"top_k": 3}, "first-words": {"words": 500},
+        "last-words": {"words": 700}})
+    assert [r["setting"] for r in summarize(store, defaults)] == [
+        "max pages 5", "k = 5", "first 6000 words", "last 6000 words"]
+    settings = [r["setting"] for r in summarize(store, chosen)]
+    assert settings == ["max pages 2", "k = 3", "first 500 words", "last 700 words"]
+    table = format_table(summarize(store, chosen))
+    assert all(s in table for s in settings)

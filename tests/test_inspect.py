@@ -215,7 +215,7 @@ def test_label_counts_by_category_and_method():
 # --- Evaluate: settings, spread, comparison, time left ------------------------------------------
 
 @pytest.mark.parametrize("method, params, says", [
-    ("bm25", None, "k = 5"), ("bm25", {"top_k": 3}, "k = 3"), ("first-words", None, "first 2000 words"),
+    ("bm25", None, "k = 5"), ("bm25", {"top_k": 3}, "k = 3"), ("first-words", None, "first 6000 words"),
     ("last-words", {"words": 500}, "last 500 words"), ("readagent-p", None, "max pages 5"),
     ("readagent-s", {"max_pages": 2}, "max pages 2"), ("gistmem", None, ""), ("full", {"anything": 1}, ""),
     ("bm25", {"top_k": 0}, "k = 0"),  # stored by another version: said as stored

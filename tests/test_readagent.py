@@ -1,14 +1,19 @@
 """Each ReadAgent step with a scripted model: build -> call -> parse -> validate -> fallback."""
+import json
+import re
+
 import pytest
 
 from core.methods.base import Question, compression_rate
+from core.methods.readagent.build import BuildSettings, build_memory
 from core.methods.readagent.lookup import full_text, gistmem, readagent_p, readagent_s
-from core.methods.readagent.memory import GistMemory, Page
+from core.methods.readagent.memory import GistMemory, Page, load_memory
 from core.methods.readagent.pagination import forced_break, make_window
 from core.methods.readagent.parsers import STOP
 from core.methods.readagent.presets import PRESETS
 from core.methods.readagent.steps import GIST, PAUSE_POINT, GistInput, PauseInput
-from core.text.documents import Document, Paragraph
+from core.text.documents import Document, Paragraph, parse_text
+from tests.conftest import CORE_DATA
 
 QUALITY = PRESETS["quality"]
 
@@ -19,15 +24,17 @@ def paras(*sizes, heading_at=()):
 
 # --- the window -------------------------------------------------------------------------------
 
-def test_window_offers_labels_only_once_the_page_has_min_words():
+def test_window_offers_a_label_once_the_count_with_its_paragraph_reaches_min_words():
     paragraphs = paras(*[100] * 12)
     window = make_window(paragraphs, 0, len(paragraphs), QUALITY)
-    # 100-word paragraphs: labels from <3> (300 words before it) until the count reaches 600
-    assert window.labels == (3, 4, 5, 6)
+    # The notebook adds paragraph j's words before deciding on <j>: paragraphs 0..2 hold 300 >= 280,
+    # so <2> is offered (a 200-word page), and labels run until the count reaches 600
+    assert window.labels == (2, 3, 4, 5, 6)
     assert window.end == 6 and window.words == 600
-    assert all(window.words_before(label) >= QUALITY.min_words for label in window.labels)
+    assert all(window.words_before(label + 1) >= QUALITY.min_words for label in window.labels)
+    assert window.words_before(2) == 200 < QUALITY.min_words
     passage = window.passage().split("\n")
-    assert passage[-1] == "<6>" and passage.count("<3>") == 1 and "<2>" not in passage
+    assert passage[-1] == "<6>" and passage.count("<2>") == 1 and "<1>" not in passage
     assert window.following.startswith("w6") and window.following.endswith("\n...")
 
 
@@ -84,6 +91,43 @@ def test_pause_point_falls_back_to_the_largest_page_and_says_so(scripted):
     assert [a.problem for a in decision.trace.attempts][0] == "the reply was empty"
 
 
+def paper_page_starts(paragraphs, pages) -> list[int]:
+    """The paragraph each of the paper's pages starts at, from the opening words its Table 9 quotes
+    (page 0 starts the document)."""
+    def words(text):
+        return re.sub(r"[^a-z ]", " ", text.lower().replace("’", "'").replace("'", "")).split()
+
+    starts = [0]
+    for page in pages[1:]:
+        opening = words(page["starts_with"].rstrip("."))
+        starts.append(next(n for n in range(starts[-1] + 1, len(paragraphs))
+                           if words(paragraphs[n].text)[:len(opening)] == opening))
+    return starts
+
+
+def test_an_oracle_choosing_the_papers_breaks_rebuilds_its_8_off_course_pages(scripted, store):
+    """The paper's pages 2 and 3 hold 246 and 229 words (under min_words 280): only the notebook's
+    rule, which counts paragraph j before offering <j>, offers those breaks."""
+    paper = json.loads((CORE_DATA / "off_course_readagent_paper.json").read_text())
+    document = parse_text(paper["article"], title="Off Course")
+    starts = paper_page_starts(document.paragraphs, paper["pages"])
+    assert starts == [0, 31, 50, 61, 68, 86, 100, 115]
+
+    def oracle(prompt: str) -> str:
+        labels = {int(n) for n in re.findall(r"^<(\d+)>$", prompt, flags=re.M)}
+        if not labels:  # a gist prompt
+            return "Dameri Tass lands, and the patrolmen meet him."
+        return f"Break point: <{min(s for s in starts if s in labels)}>\nBecause the paper broke there."
+
+    engine, _ = scripted(handler=oracle)
+    store.save_document(document)
+    result = build_memory(store, document, engine, BuildSettings(QUALITY, hard_breaks=False))
+    pages = load_memory(store, result.memory_id).pages
+    assert [p.start for p in pages] == starts
+    assert [p.break_by for p in pages] == ["model"] * 7 + ["rule"]  # the last 70 words: the short tail
+    assert [p.words for p in pages][2:4] == [246, 229]
+
+
 # --- gisting -----------------------------------------------------------------------------------------
 
 PAGE = ("Dameri Tass stepped out of the egg-shaped craft and yawned. The patrolmen stared at his purple face. "
@@ -134,7 +178,7 @@ QUESTION = Question("What was Dameri's purpose?", ("Share knowledge", "Repairs",
 def test_readagent_p_expands_chosen_pages_in_place_in_page_order(scripted):
     engine, backend = scripted(["I want to look up Page [6, 2, 6, 11] to check.", "Answer: (D) Accident"])
     out = readagent_p(engine, memory(), QUESTION, QUALITY, max_pages=5)
-    assert out.pages_looked_up == [6, 2] and out.expanded == [2, 6]
+    assert out.pages_looked_up == [6, 2] and out.expanded == [6, 2]  # the model's order; the context's is the page order
     lookup, answer = out.steps
     assert any("duplicate" in n for n in lookup.attempts[0].notes)
     assert any("dropped page 11" in n for n in lookup.attempts[0].notes)
@@ -145,6 +189,25 @@ def test_readagent_p_expands_chosen_pages_in_place_in_page_order(scripted):
     assert out.answer.choice == "D"
     # CR at the final answer step: 6 gists x 2 words + 2 pages x 50 words of 400
     assert out.words_in_context == 112 and out.compression_rate == pytest.approx(72.0)
+
+
+@pytest.mark.parametrize("reply, pages", [
+    ("I want to look up Page [5, 1, 3] to see who wins.", [5, 1, 3]),  # most important first
+    ("I want to look up Page [7, 0, 7, 2] to ...check the ending.", [7, 0, 2]),  # a duplicate dropped
+    ("I want to look up Page [4, 12, 1, -1] to find the letter.", [4, 1]),  # pages that do not exist dropped
+    ("I want to look up Page [6, 5, 4, 3, 2, 1] to be sure.", [6, 5, 4]),  # the first max_pages kept
+    ("Pages 3 and 0, to see the scene.", [3, 0]),  # no brackets
+])
+def test_ranked_look_up_keeps_the_models_order_in_the_trace_and_the_expanded_pages(scripted, reply, pages):
+    """NarrativeQA's look-up asks for pages "in the order of importance": that order is the result."""
+    engine, backend = scripted([reply, "Answer: (B) Repairs"])
+    out = readagent_p(engine, memory(), QUESTION, PRESETS["narrativeqa"], max_pages=3)
+    assert "in the order of importance" in backend.prompts[0]
+    lookup = out.steps[0]
+    assert lookup.value == pages and lookup.to_dict()["value"] == pages
+    assert out.pages_looked_up == out.expanded == out.details.pages == pages
+    context = backend.prompts[1]  # the raw pages still replace their gists in place, in page order
+    assert [n for n in range(8) if f"<Page {n}>\nraw text of page {n}" in context] == sorted(pages)
 
 
 def test_readagent_p_caps_pages_and_falls_back_to_gists(scripted):

@@ -435,7 +435,7 @@ def cmd_show(args) -> int:
 
 def cmd_eval(args) -> int:
     from core.eval.datasets import load_dataset
-    from core.eval.report import format_table, results_csv, summarize
+    from core.eval.report import format_memories, format_table, memory_table, results_csv, summarize
     from core.eval.runner import evaluate
     from core.methods.registry import METHODS, get_method
 
@@ -469,16 +469,19 @@ def cmd_eval(args) -> int:
         if bar is not None:
             bar.close()
     summary = summarize(store, eval_id)
+    memories = memory_table(store, eval_id)
+    read = format_memories(memories, {d.document.id: d.document.title for d in docs})
     if args.out:
         with open(args.out, "w", encoding="utf-8", newline="") as f:
             f.write(results_csv(store.eval_results(eval_id)))
     label = "offline engine (no LLM)" if engine.offline else engine.label
     text = (f"{args.dataset}: {len(docs)} documents, {sum(len(d.questions) for d in docs)} questions, "
             f"{args.runs} run(s) | {label} | evaluation {eval_id}\n{format_table(summary)}"
-            + (f"\nResults: {args.out}" if args.out else ""))
+            + (f"\n{read}" if read else "") + (f"\nResults: {args.out}" if args.out else ""))
     if args.json:
         print(text, file=sys.stderr)
-    _emit(args, {"results": summary, "run_id": eval_id, "engine": engine.key, "offline": engine.offline}, text)
+    _emit(args, {"results": summary, "memories": memories, "run_id": eval_id, "engine": engine.key,
+                 "offline": engine.offline}, text)
     return 0
 
 

@@ -36,12 +36,18 @@ def methods_disagree(r: dict, rows: list[dict]) -> bool:
                and o["method"] != r["method"])
 
 
+def is_unparseable(r: dict) -> bool:
+    """A multiple-choice answer no option could be read from. A MemWalker search that ended with
+    no answer is counted as "no answer" only, not also as unparseable."""
+    return bool(r["options"]) and r["choice"] is None and not r["error"] and r.get("answered") != 0
+
+
 FAILURES = "failures (wrong, no match, unparseable, no answer)"
 FILTERS: dict[str, Callable[[dict, list[dict]], bool]] = {
     FAILURES: lambda r, rows: is_failure(r),
     "everything": lambda r, rows: True,
     "wrong": lambda r, rows: r["correct"] == 0,
-    "unparseable answer": lambda r, rows: bool(r["options"]) and r["choice"] is None and not r["error"],
+    "unparseable answer": lambda r, rows: is_unparseable(r),
     "pages chosen by a fallback": lambda r, rows: (r["fallbacks"] or 0) > 0,
     "MemWalker: no answer": lambda r, rows: r["answered"] == 0,
     "difficult questions": lambda r, rows: bool(r["meta"].get("difficult")),
@@ -82,6 +88,9 @@ def summarize(store: Store, eval_id: int, results: list[dict] | None = None) -> 
     rows = [r for r in everything if not r["error"]]
     errors = [r for r in everything if r["error"]]
     settings = run.get("params") or {}
+    memories: dict[str, list[dict]] = {}
+    for m in store.eval_memories(eval_id):
+        memories.setdefault(m["method"], []).append(m)
     out = []
     for method in settings.get("methods") or sorted({r["method"] for r in rows}):
         mine = [r for r in rows if r["method"] == method]
@@ -113,8 +122,10 @@ def summarize(store: Store, eval_id: int, results: list[dict] | None = None) -> 
             "compression_rate": _round(_mean([r["compression_rate"] for r in mine])),
             "lookups": _round(_mean([r["lookups"] for r in mine])),
             "response_words": _round(_mean([r["response_words"] for r in mine])),
-            "unparseable": sum(1 for r in mine if r["options"] and r["choice"] is None),
+            "unparseable": sum(1 for r in mine if is_unparseable(r)),
             "no_answer": sum(1 for r in mine if r["answered"] == 0),
+            "setting": method_setting(method, (settings.get("params") or {}).get(method)),
+            **_fallbacks(memories.get(method), spec_needs_memory),
             "errors": sum(1 for r in errors if r["method"] == method),
         }
         for key in ("accuracy", "lr1", "lr2", "rouge1", "rouge2", "rougeL"):
@@ -126,6 +137,29 @@ def summarize(store: Store, eval_id: int, results: list[dict] | None = None) -> 
         entry["build_words"] = build_words
         out.append(entry)
     return out
+
+
+def _fallbacks(memories: list[dict] | None, needs_memory: bool) -> dict:
+    """How many gist memories a method read, and their pause points and gists made by a fallback
+    (summed over the memories, each counted once however many questions read it); None when the
+    method reads no gist memory."""
+    if not needs_memory and not memories:
+        return {"memories": None, "fallback_breaks": None, "fallback_gists": None}
+    memories = memories or []
+    return {"memories": len(memories), "fallback_breaks": sum(m["fallback_breaks"] for m in memories),
+            "fallback_gists": sum(m["fallback_gists"] for m in memories)}
+
+
+def memory_table(store: Store, eval_id: int) -> list[dict]:
+    """Each gist memory an evaluation read, once: its document, pages, and the pause points and
+    gists a fallback made (not the model), with the methods that read it."""
+    by_memory: dict[int, dict] = {}
+    for m in store.eval_memories(eval_id):
+        row = by_memory.setdefault(m["memory_id"], {**{k: m[k] for k in ("memory_id", "doc_id", "pages",
+                                                                          "fallback_breaks", "fallback_gists")},
+                                                    "methods": []})
+        row["methods"].append(get_method(m["method"]).label)
+    return sorted(by_memory.values(), key=lambda r: r["memory_id"])
 
 
 def _build_words(store: Store, doc_id: str, run: dict) -> int:
@@ -140,10 +174,13 @@ def _round(value, digits=2):
 
 
 def format_table(summary: list[dict]) -> str:
-    """The paper's layout: method, CR (#LU), then accuracy or LR-1/LR-2/ROUGE, length, words."""
+    """The paper's layout: method and its setting (a row per setting rebuilds the paper's multi-row
+    tables), CR (#LU), then accuracy or LR-1/LR-2/ROUGE, length, words; then what went wrong:
+    unparseable answers, MemWalker's "no answer", and the pause points and gists of the gist
+    memories read that a fallback made ("—" for a method that reads no gist memory)."""
     free = any("rouge1" in r for r in summary)
-    head = ["method", "n", "CR (#LU)"] + (["LR-1", "LR-2", "R-1", "R-2", "R-L"] if free else ["accuracy"]) + \
-           ["resp. words", "words consumed"]
+    head = ["method", "setting", "n", "CR (#LU)"] + (["LR-1", "LR-2", "R-1", "R-2", "R-L"] if free else ["accuracy"]) + \
+           ["resp. words", "words consumed", "unparseable", "no answer", "fallback breaks", "fallback gists"]
 
     def pm(r, key):
         if r.get(key) is None:
@@ -155,11 +192,24 @@ def format_table(summary: list[dict]) -> str:
     for r in summary:
         cr = "—" if r["compression_rate"] is None else f"{r['compression_rate']:.2f} ({r['lookups']:.2f})"
         scores = [pm(r, k) for k in (("lr1", "lr2", "rouge1", "rouge2", "rougeL") if free else ("accuracy",))]
-        lines.append([r["method_label"], str(r["n"]), cr, *scores,
+        lines.append([r["method_label"], r.get("setting") or "—", str(r["n"]), cr, *scores,
                       "—" if r["response_words"] is None else f"{r['response_words']:.1f}",
-                      f"{r['words_consumed']:,}" if not r["offline"] else "n/a (offline)"])
+                      f"{r['words_consumed']:,}" if not r["offline"] else "n/a (offline)",
+                      str(r.get("unparseable", 0)), str(r.get("no_answer", 0)),
+                      *("—" if r.get(k) is None else str(r[k]) for k in ("fallback_breaks", "fallback_gists"))])
     widths = [max(len(row[i]) for row in lines) for i in range(len(head))]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) for row in lines)
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in lines)
+
+
+def format_memories(memories: list[dict], titles: dict[str, str] | None = None) -> str:
+    """One line per gist memory read: its pages and how many pause points and gists a fallback made."""
+    if not memories:
+        return ""
+    titles = titles or {}
+    return "Gist memories read:\n" + "\n".join(
+        f"  memory {m['memory_id']} ({titles.get(m['doc_id'], m['doc_id'])}): {m['pages']} pages, "
+        f"{m['fallback_breaks']} fallback breaks, {m['fallback_gists']} fallback gists; read by "
+        f"{', '.join(m['methods'])}" for m in memories)
 
 
 RESULT_COLUMNS = ["id", "run_index", "doc_id", "question_id", "method", "question", "options", "gold", "references",
@@ -229,7 +279,7 @@ def label_counts(labels: Iterable[dict], rows_by_id: dict[int, dict]) -> list[di
 # --- each method's setting ------------------------------------------------------------------------
 
 def method_setting(method: str, params: dict | None = None) -> str:
-    """The setting a method ran with, in a few words ("k = 5", "first 2000 words", "max pages 5"):
+    """The setting a method ran with, in a few words ("k = 5", "first 6000 words", "max pages 5"):
     the evaluation's stored parameters, else the method's defaults; "" for a method without any."""
     spec = get_method(method)
     try:

@@ -32,7 +32,7 @@ from core.text.tokens import count_tokens
 from core.trace import MODEL, OFFLINE, RULE, Attempt, StepTrace
 
 DEFAULT_TOP_K = 5
-DEFAULT_WORDS = 2000
+DEFAULT_WORDS = 6000  # the ReadAgent paper's Table 3 setting (first/last 6,000 words)
 
 
 @dataclass

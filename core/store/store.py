@@ -24,6 +24,7 @@ from core.status import BUILDING, COMPLETE, INTERRUPTED, RUNNING
 from core.store.migrations import migrate, now, pending
 from core.store.owners import current_owner, is_gone
 from core.text.documents import Document, Paragraph
+from core.trace import FALLBACK
 
 
 def _dumps(value: Any) -> str:
@@ -383,6 +384,19 @@ class Store:
                 return _eval_row(self.db["eval_results"].get(result_id))
             except sqlite_utils.db.NotFoundError:
                 raise NotFound(f"No evaluation result {result_id}.") from None
+
+    def eval_memories(self, eval_id: int) -> list[dict]:
+        """The gist memories an evaluation's answers read, one row per method and memory: ``method``,
+        ``memory_id``, ``doc_id``, ``pages``, ``fallback_breaks`` and ``fallback_gists``."""
+        with self.lock:
+            return list(self.db.query(
+                "with used as (select distinct e.method, r.memory_id from eval_results e join runs r "
+                "on r.id = e.ask_run_id where e.eval_id = ? and r.memory_id is not null) "
+                "select used.method, used.memory_id, m.doc_id, count(p.start) as pages, "
+                "coalesce(sum(p.break_by = ?), 0) as fallback_breaks, coalesce(sum(p.gist_by = ?), 0) as fallback_gists "
+                "from used join memories m on m.id = used.memory_id left join pages p on p.memory_id = used.memory_id "
+                "group by used.method, used.memory_id order by used.method, used.memory_id",
+                [eval_id, FALLBACK, FALLBACK]))
 
     def save_label(self, result_id: int, annotator: str, category: str, note: str) -> None:
         """One label per result and annotator; saving again replaces it."""

@@ -1,7 +1,10 @@
 """ReadAgent's interactive look-up (Sec. 3.2) and the gist-memory baselines.
 
 * ReadAgent-P: one look-up step asks for up to N pages; they replace their gists in
-  place (page order), then the answer.
+  place (the context keeps page order), then the answer. The pages are kept in the order
+  the model gave them (NarrativeQA asks for them "in the order of importance"), in the
+  trace and in the list of expanded pages, so a window that holds only some of them keeps
+  the most important.
 * ReadAgent-S: one page at a time, the model seeing the pages already expanded,
   until it says STOP or the step cap, then the answer.
 * GistMem: the answer from the gists alone. Full text: the whole document in context.
@@ -76,7 +79,7 @@ def readagent_p(engine, memory: GistMemory, question: Question, preset: Preset, 
         lookup.trace.detail["fitted"] = (f"page{'s' if len(dropped) > 1 else ''} {dropped} stay gists: with their raw "
                                          f"text the answer prompt would not fit in the "
                                          f"{describe(engine.context_tokens)}")
-    expanded = sorted(kept)
+    expanded = kept  # in the model's order; the context itself places them in page order
     context = memory.context(expanded)
     answer = answer_question(engine, context, question)
     return MethodOutput(answer.value, context, max(memory.context_words(), memory.context_words(expanded)),
@@ -109,7 +112,7 @@ def readagent_s(engine, memory: GistMemory, question: Question, preset: Preset, 
     context = memory.context(read)
     answer = answer_question(engine, context, question)
     steps.append(answer.trace)
-    return MethodOutput(answer.value, context, longest, memory.words, read, sorted(read), steps, LookupDetails(read))
+    return MethodOutput(answer.value, context, longest, memory.words, read, list(read), steps, LookupDetails(read))
 
 
 def _room_for(engine, memory: GistMemory, question: Question, preset: Preset, read: list[int]) -> bool:

@@ -3,7 +3,9 @@ chosen from, with its numbered labels, exactly as the authors' notebook builds i
 
 Each step starts at paragraph ``i`` (the last pause point) and adds paragraphs while
 the running count is below ``max_words``; label ``<j>`` means "break before paragraph
-j". When the rest of a section is short, or there is only one possible break, the
+j". As in the notebook, paragraph j's words join the count *before* label ``<j>`` is
+decided, so ``<j>`` is offered once paragraphs i..j hold ``min_words`` and a page chosen
+at ``<j>`` (paragraphs i..j-1) may be shorter than ``min_words``. When the rest of a section is short, or there is only one possible break, the
 page ends without asking (``forced_break``).
 """
 from __future__ import annotations
@@ -23,7 +25,7 @@ LOOKAHEAD_WORDS = 150
 @dataclass(frozen=True)
 class Window:
     """One pagination step: paragraphs ``start``..``end-1`` with labels ``<j>`` meaning
-    "break before paragraph j" offered once the page would have ``min_words``."""
+    "break before paragraph j", offered once paragraphs ``start``..j hold ``min_words``."""
     start: int
     end: int
     labels: tuple[int, ...]
@@ -56,8 +58,9 @@ def make_window(paragraphs: Sequence[Paragraph], start: int, section_end: int, p
                 previous_page: Sequence[str] = (), prompt_tokens: int | None = None,
                 model: str | None = None) -> Window:
     """The notebook's window: add paragraphs while the count is below ``max_words``;
-    offer the label before paragraph j only once paragraphs start..j-1 hold ``min_words``
-    (so every page chosen from a label has at least ``min_words``), plus a final label.
+    paragraph j's words join the count first, then the label before paragraph j is offered
+    if paragraphs start..j hold ``min_words`` (so a page chosen at ``<j>``, paragraphs
+    start..j-1, may hold fewer), plus a final label after the last paragraph added.
 
     ``prompt_tokens`` (a model's window; None: no limit) bounds the pagination prompt: the
     window stops adding paragraphs before the prompt would not fit, then the next paragraph
@@ -96,15 +99,16 @@ def _window(paragraphs: Sequence[Paragraph], start: int, section_end: int, prese
     used = tokens(paragraphs[start].text) + _label_tokens(section_end) if room is not None else 0
     stopped = False
     while count < preset.max_words and j < section_end:
+        offered = count + paragraphs[j].words >= preset.min_words  # the notebook counts paragraph j first
         if room is not None:
-            cost = tokens(paragraphs[j].text) + (_label_tokens(j) if count >= preset.min_words else 0)
+            cost = tokens(paragraphs[j].text) + (_label_tokens(j) if offered else 0)
             if used + cost > room:
                 stopped = True
                 break
             used += cost
-        if count >= preset.min_words:
-            labels.append(j)
         count += paragraphs[j].words
+        if offered:
+            labels.append(j)
         j += 1
     labels.append(j)
     fitted: list[str] = []
