@@ -115,10 +115,24 @@ def test_ask_the_papers_question_and_see_the_pages_re_read(app):
     assert not app.exception
     body = html_of(app)
     looked_up = body.count("gme-cell reread")
-    assert 1 <= looked_up <= 5 and body.count('class="gme-cell') == 8
+    assert 1 <= looked_up <= 5 and body.count('class="gme-cell') == 16  # this run's strip and the paper's
+    assert body.count("gme-cell paper") == 2  # the paper's ReadAgent re-read pages 5 and 6
+    assert any(b.label == "Download report (HTML)" for b in app.get("download_button"))
     assert "In the paper, ReadAgent with PaLM 2-L re-read pages 5, 6" in app.info[0].value
     assert metrics(app)["Pages re-read"] == str(looked_up)
     assert any(e.label.startswith("1. lookup") for e in app.expander)
+
+
+def test_the_papers_question_typed_with_a_straight_apostrophe_is_the_papers(app):
+    open_sample(app)
+    app.switch_page("pages/ask.py").run()
+    app.text_area(key="ask_text").set_value("What was Dameri's  purpose in landing on earth?").run()
+    app.text_area(key="ask_options").set_value(
+        "To share knowledge\nRepairs\nTo collect animals\nHe arrived by accident while exploring").run()
+    app.button(key="ask_run").click().run()
+    assert not app.exception
+    assert "In the paper, ReadAgent with PaLM 2-L re-read pages 5, 6" in app.info[0].value
+    assert html_of(app).count("gme-cell paper") == 2
 
 
 def test_two_methods_side_by_side(app):
