@@ -8,7 +8,7 @@ from typing import Callable
 import streamlit as st
 
 from components.trace_view import render_steps
-from components.ui import esc, md, model_name
+from components.ui import esc, md, model_name, offline_tag
 from core.store import Store
 from core.methods.ask import AskResult
 from core.prompts import LETTERS
@@ -133,7 +133,8 @@ def render_ask_result(store: Store, result: AskResult, *, n_pages: int | None, g
     st.caption(f"Look-ups and answer: {md(result.engine_label)}"
                + (f" · gists: {md(result.memory_label)}" if result.memory_label else "")
                + f" · run #{result.run_id}")
-    st.html(f'<div class="gme-answer">{esc(answer_line(result))}</div>')
+    offline = offline_tag() if result.engine == "offline" else ""
+    st.html(f'<div class="gme-answer">{offline}{esc(answer_line(result))}</div>')
     if gold and gold.get("gold") and result.options:
         if result.choice == gold["gold"]:
             st.success(f"Correct: the answer is ({gold['gold']}).")

@@ -104,6 +104,22 @@ def who(outcome: str, by: str = "") -> str:
     return BREAK_WORDS.get(outcome or "", outcome or "not yet")
 
 
+OFFLINE_TAG = "offline engine (no LLM)"
+
+
+def offline_tag() -> str:
+    """The mark every answer and gist the offline engine wrote carries: never taken for a model's."""
+    return f'<span class="gme-tag offline">{OFFLINE_TAG}</span>'
+
+
+def written_by(outcome: str, by: str = "") -> str:
+    """Who wrote a gist or an answer, in words."""
+    return {"offline": f"written by the {OFFLINE_TAG}", "fallback": "fallback (no usable reply)",
+            "paper": "quoted from the ReadAgent paper (PaLM 2-L)",
+            "model": f"written by {by or 'the model'}",
+            "re-asked": f"written by {by or 'the model'} after a re-ask"}.get(outcome or "", outcome or "")
+
+
 def model_name(engine_label: str) -> str:
     """"gpt-4o at https://..." -> "gpt-4o"."""
     return (engine_label or "").split(" at ")[0]
