@@ -120,9 +120,14 @@ def test_extractive_gists_skip_front_matter(page, must_not):
         assert words not in text, (words, text)
 
 
-def test_a_page_of_front_matter_alone_is_said_to_be_front_matter():
-    text, _ = gist(HEADER)
-    assert text == lexical.FRONT_MATTER
+@pytest.mark.parametrize("page, expected", [
+    (HEADER, lexical.FRONT_MATTER),
+    ("CHAPTER XII.\nAlice’s Evidence", "Front matter."),  # never longer than the page
+    ("THE END", "THE END"),
+    ("", ""),
+])
+def test_a_page_of_front_matter_alone_is_said_to_be_front_matter(page, expected):
+    assert gist(page)[0] == expected
 
 
 def test_the_first_gist_of_a_gutenberg_book_is_story():

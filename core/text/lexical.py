@@ -179,8 +179,10 @@ def shorten(text: str, idf: dict[str, float] | None = None, *, ratio: float = 0.
     what is already chosen are skipped, and so are front matter and boilerplate
     (``is_boilerplate``). Aims at ``ratio`` of the words, within bounds."""
     sents = [s for s in sentences(text) if not is_boilerplate(s)]
-    if not sents:
-        return FRONT_MATTER if text.strip() else ""
+    if not sents:  # front matter alone: said in fewer words than the page has, else the page as it is
+        words = len(text.split())
+        return next((note for note in (FRONT_MATTER, "Front matter.") if len(note.split()) < words),
+                    " ".join(text.split()))
     total = sum(len(s.split()) for s in sents)
     target = max(min_words, min(max_words, int(total * ratio)))
     if total <= target:
