@@ -8,7 +8,7 @@ from typing import Callable
 import streamlit as st
 
 from components.trace_view import render_steps
-from components.ui import esc, md, model_name
+from components.ui import esc, md, model_name, offline_tag
 from core.store import Store
 from core.methods.ask import AskResult
 from core.prompts import LETTERS
@@ -16,12 +16,12 @@ from core.prompts import LETTERS
 _PAGE_TAG = re.compile(r"^<Page (\d+)>$", re.M)
 
 
-def page_strip_html(n_pages: int, looked_up: list[int]) -> str:
+def page_strip_html(n_pages: int, looked_up: list[int], *, css: str = "reread", who: str = "re-read") -> str:
     order = {p: i for i, p in enumerate(looked_up, 1)}
     cells = []
     for i in range(n_pages):
         if i in order:
-            cells.append(f'<div class="gme-cell reread" title="Page {i}: re-read, look-up #{order[i]}">'
+            cells.append(f'<div class="gme-cell {css}" title="Page {i}: {who}, look-up #{order[i]}">'
                          f'<span>{i}</span><span class="order">#{order[i]}</span></div>')
         else:
             cells.append(f'<div class="gme-cell" title="Page {i}: gist only"><span>{i}</span></div>')
@@ -85,6 +85,20 @@ def render_notes(store: Store, result: AskResult, n_pages: int | None) -> None:
     } for n in notes]), hide_index=True, width="stretch", height=min(400, 40 + 35 * len(notes)))
 
 
+# The paper's demo: which of the paper's runs a method is compared with (``paper_lookup`` keys).
+PAPER_PAGES = {"lookup": ("readagent_pages", "ReadAgent with PaLM 2-L"),
+               "retrieval": ("neural_retrieval_pages", "neural retrieval")}
+
+
+def render_paper_pages(result: AskResult, n_pages: int | None, paper: dict | None) -> None:
+    """The pages the paper's own run re-read, on a strip beside this run's."""
+    if not (paper and n_pages and result.details.kind in PAPER_PAGES):
+        return
+    key, who = PAPER_PAGES[result.details.kind]
+    st.markdown(f"**Pages re-read in the paper** ({who}, chose ({md(paper.get(key.replace('pages', 'choice')) or '?')}))")
+    st.html(page_strip_html(n_pages, paper[key], css="paper", who="re-read in the paper"))
+
+
 def render_pages_reread(order: str):
     """ReadAgent's look-ups and the retrievals: the pages re-read on a strip of the whole document."""
     def render(store: Store, result: AskResult, n_pages: int | None) -> None:
@@ -114,12 +128,13 @@ def answer_line(result: AskResult) -> str:
 
 
 def render_ask_result(store: Store, result: AskResult, *, n_pages: int | None, gold: dict | None = None,
-                      key: str, compact: bool = False) -> None:
+                      key: str, compact: bool = False, paper: dict | None = None) -> None:
     st.markdown(f"#### {md(result.method_label)}")
     st.caption(f"Look-ups and answer: {md(result.engine_label)}"
                + (f" · gists: {md(result.memory_label)}" if result.memory_label else "")
                + f" · run #{result.run_id}")
-    st.html(f'<div class="gme-answer">{esc(answer_line(result))}</div>')
+    offline = offline_tag() if result.engine == "offline" else ""
+    st.html(f'<div class="gme-answer">{offline}{esc(answer_line(result))}</div>')
     if gold and gold.get("gold") and result.options:
         if result.choice == gold["gold"]:
             st.success(f"Correct: the answer is ({gold['gold']}).")
@@ -143,6 +158,7 @@ def render_ask_result(store: Store, result: AskResult, *, n_pages: int | None, g
     view = DETAIL_VIEWS.get(result.details.kind)
     if view is not None:
         view(store, result, n_pages)
+    render_paper_pages(result, n_pages, paper)
     with st.expander("Context sent to the model for the answer", expanded=False):
         st.html(context_html(result.context, result.expanded))
         st.code(result.context, language=None, wrap_lines=True, height=240)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from components.ui import GIST, RAW, esc, who
+from components.ui import GIST, RAW, esc, offline_tag, who
 from core.text.documents import Document
 from core.methods.base import compression_rate
 from core.methods.readagent.memory import GistMemory
@@ -24,7 +24,8 @@ def pages_html(document: Document, pages: list[dict], first: int, last: int, by:
         p = pages[i]
         raw = esc("\n\n".join(q.text for q in document.paragraphs[p["start"]:p["end"]]))
         if p.get("gist"):
-            gist = f'<div class="gme-gist"><span class="gme-tag gist">gist</span>{esc(p["gist"])}</div>'
+            offline = offline_tag() if p.get("gist_by") == "offline" else ""
+            gist = f'<div class="gme-gist"><span class="gme-tag gist">gist</span>{offline}{esc(p["gist"])}</div>'
         else:
             gist = f'<div class="gme-gist pending">{esc(pending)}</div>'
         reason = f" — {esc(p['break_reason'])}" if p.get("break_reason") else ""

@@ -19,6 +19,7 @@ RAW_BG = "#edf2ff"
 REREAD = "#2b8a3e"  # green: pages re-read (looked up)
 REREAD_BG = "#d3f9d8"
 MUTED = "#868e96"
+PAPER = "#7048e8"  # violet: pages the paper's own run re-read
 
 CSS = f"""
 <style>
@@ -43,6 +44,7 @@ CSS = f"""
   font-size: 0.72rem; display: flex; flex-direction: column; align-items: center; justify-content: center;
   color: #495057; }}
 .gme-cell.reread {{ background: {REREAD}; border-color: {REREAD}; color: white; font-weight: 700; }}
+.gme-cell.paper {{ background: {PAPER}; border-color: {PAPER}; color: white; font-weight: 700; }}
 .gme-cell .order {{ font-size: 0.68rem; }}
 .gme-ctx {{ margin: 0.15rem 0; padding: 0.35rem 0.6rem; border-radius: 4px; white-space: pre-wrap; font-size: 0.85rem; }}
 .gme-ctx.gist {{ background: {GIST_BG}; border-left: 4px solid {GIST}; }}
@@ -100,6 +102,22 @@ def who(outcome: str, by: str = "") -> str:
     if by and outcome in ("model", "re-asked"):
         return f"chosen by {by}" + (" after a re-ask" if outcome == "re-asked" else "")
     return BREAK_WORDS.get(outcome or "", outcome or "not yet")
+
+
+OFFLINE_TAG = "offline engine (no LLM)"
+
+
+def offline_tag() -> str:
+    """The mark every answer and gist the offline engine wrote carries: never taken for a model's."""
+    return f'<span class="gme-tag offline">{OFFLINE_TAG}</span>'
+
+
+def written_by(outcome: str, by: str = "") -> str:
+    """Who wrote a gist or an answer, in words."""
+    return {"offline": f"written by the {OFFLINE_TAG}", "fallback": "fallback (no usable reply)",
+            "paper": "quoted from the ReadAgent paper (PaLM 2-L)",
+            "model": f"written by {by or 'the model'}",
+            "re-asked": f"written by {by or 'the model'} after a re-ask"}.get(outcome or "", outcome or "")
 
 
 def model_name(engine_label: str) -> str:

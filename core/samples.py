@@ -130,3 +130,29 @@ def import_paper_memory(store: Store, document: Document) -> int:
                         gist_words=gist_words, compression_rate=compression_rate(gist_words, document.words),
                         finished_at=now())
     return memory_id
+
+
+# --- a question asked again: the data's own question, and what the paper read for it -------------
+
+_QUOTES = str.maketrans({c: "'" for c in "’‘‛′`´"} | {c: '"' for c in "“”„‟″"})
+
+
+def question_key(text: str) -> str:
+    """A question as it is matched: curly and straight quotes alike, case and spacing ignored
+    ("What was Dameri's purpose…" typed with a straight apostrophe is the data's curly one)."""
+    return " ".join(str(text or "").translate(_QUOTES).casefold().split()).rstrip(" ?")
+
+
+def find_question(questions: list[dict], text: str) -> dict | None:
+    """The data's question (``document.meta["questions"]``) that ``text`` asks, if any."""
+    key = question_key(text)
+    return next((q for q in questions or [] if question_key(q.get("question", "")) == key), None) if key else None
+
+
+def paper_lookup(document: Document, text: str) -> dict | None:
+    """What the ReadAgent paper's runs read and chose for this question (Off Course only), if known."""
+    gold = find_question(document.meta.get("questions") or [], text)
+    if gold is None:
+        return None
+    return next((p for p in document.meta.get("paper_lookups") or []
+                 if p.get("question_unique_id") == gold.get("id")), None)

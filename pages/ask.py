@@ -11,6 +11,8 @@ from core.methods.readagent.memory import load_memory
 from core.methods.ask import ask, load_ask
 from core.methods.registry import METHODS
 from core.methods.base import Question
+from core.report import report_html
+from core.samples import find_question, paper_lookup
 
 # This page's session state: the runs of the last question asked, with the document they belong to
 # ({"runs": [run ids], "doc": document_token()}); the question's widgets keep their own "ask_" keys.
@@ -97,14 +99,17 @@ run_ids = held["runs"] if held and held["doc"] == document_token() else []
 if not run_ids:
     st.stop()
 results = [load_ask(store, r) for r in run_ids]
-gold = next((q for q in questions if q["question"] == results[0].question), None)
-paper = next((p for p in document.meta.get("paper_lookups") or []
-              if gold and p["question_unique_id"] == gold.get("id")), None)
+gold = find_question(questions, results[0].question)  # quote style and spacing aside
+paper = paper_lookup(document, results[0].question)
 if paper:
     st.info(f"In the paper, ReadAgent with PaLM 2-L re-read pages {', '.join(map(str, paper['readagent_pages']))} "
             f"and chose ({paper['readagent_choice']}); neural retrieval read pages "
             f"{', '.join(map(str, paper['neural_retrieval_pages']))} and chose ({paper['neural_retrieval_choice']}).")
 st.subheader(md(results[0].question))
+st.download_button("Download report (HTML)", report_html(store, run_ids), file_name=f"report-runs-{'-'.join(map(str, run_ids))}.html",
+                   mime="text/html", key="ask_report",
+                   help="One self-contained file: answers, pages re-read, the walk, the context and the trace. "
+                        "It opens offline.")
 legend()
 pages_of = {}
 for r in results:
@@ -116,4 +121,4 @@ columns = st.columns(len(results)) if len(results) > 1 else [st.container()]
 for col, result in zip(columns, results):
     with col:
         render_ask_result(store, result, n_pages=pages_of.get(result.memory_id), gold=gold, key=f"r{result.run_id}",
-                          compact=len(results) > 2)
+                          compact=len(results) > 2, paper=paper)

@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from components.state import choose_memory, get_store, require_document
-from components.ui import md, model_name, who
+from components.ui import md, model_name, who, written_by
 from core.methods.readagent.export import memory_json, memory_markdown
 from core.methods.readagent.memory import load_memory
 from core.methods.base import compression_rate
@@ -32,6 +32,7 @@ table = pd.DataFrame([{
     "page": p.index, "words": p.words, "gist words": p.gist_words,
     "compression %": round(compression_rate(p.gist_words, p.words), 1),
     "pause point": who(p.break_by, model_name(memory.engine_label)), "reason": p.break_reason, "gist": p.gist,
+    "gist by": written_by(p.gist_by, model_name(memory.engine_label)),
 } for p in memory.pages])
 st.dataframe(table, hide_index=True, width="stretch", key="mem_pages_table")
 

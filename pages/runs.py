@@ -13,6 +13,8 @@ from core.resume import RESUMABLE, check_resumable, resume_run
 from core.status import FAILED, INTERRUPTED, STOPPED
 from core.methods.readagent.memory import load_memory
 from core.methods.ask import load_ask
+from core.report import report_html
+from core.samples import find_question, paper_lookup
 
 store = get_store()
 st.title("Runs")
@@ -120,10 +122,14 @@ if run["kind"] == "ask":
     except GistError as exc:
         st.warning(f"{error_text(exc)} Error: {md(run.get('error') or 'none recorded')}")
         st.stop()
-    questions = document.meta.get("questions") or []
-    gold = next((q for q in questions if q["question"] == result.question), None)
+    gold = find_question(document.meta.get("questions") or [], result.question)
     n_pages = len(load_memory(store, result.memory_id, document).pages) if result.memory_id else None
-    render_ask_result(store, result, n_pages=n_pages, gold=gold, key=f"run{run_id}")
+    st.download_button("Download report (HTML)", report_html(store, [run_id]), file_name=f"report-run-{run_id}.html",
+                       mime="text/html", key="runs_report",
+                       help="One self-contained file: the answer, pages re-read, the context and the trace. "
+                            "It opens offline.")
+    render_ask_result(store, result, n_pages=n_pages, gold=gold, key=f"run{run_id}",
+                      paper=paper_lookup(document, result.question))
     st.stop()
 
 st.subheader(f"Build of {md(document.title)}")

@@ -74,6 +74,11 @@ def test_uploading_a_book_builds_it_offline_and_reopening_is_instant(app):
     pages = int(metrics(app)["Pages"])
     assert pages > 10
     assert html_of(app).count("ends here") == 12  # the first view of pages
+    # Every gist the offline engine wrote says so, and none quotes the book's front matter.
+    gists = html_of(app).split('class="gme-gist">')[1:]
+    assert len(gists) == 12 and all(g.split("</span>")[1].startswith(
+        '<span class="gme-tag offline">offline engine (no LLM)') for g in gists)
+    assert not any(w in g for g in gists for w in ("Gutenberg", "EBook #", "Produced by", "CONTENTS"))
     # Opening it again from the library reuses the stored memory: no new build.
     app.button(key="read_open_library").click().run()
     assert metrics(app)["Pages"] == str(pages)
@@ -115,10 +120,27 @@ def test_ask_the_papers_question_and_see_the_pages_re_read(app):
     assert not app.exception
     body = html_of(app)
     looked_up = body.count("gme-cell reread")
-    assert 1 <= looked_up <= 5 and body.count('class="gme-cell') == 8
+    assert 1 <= looked_up <= 5 and body.count('class="gme-cell') == 16  # this run's strip and the paper's
+    assert body.count("gme-cell paper") == 2  # the paper's ReadAgent re-read pages 5 and 6
+    assert any(b.label == "Download report (HTML)" for b in app.get("download_button"))
+    answer = body.split('class="gme-answer">')[1]
+    assert answer.startswith('<span class="gme-tag offline">offline engine (no LLM)</span>')  # the offline engine's
+    assert 'gme-gist"><span class="gme-tag gist">gist</span><span class="gme-tag offline">' not in body
     assert "In the paper, ReadAgent with PaLM 2-L re-read pages 5, 6" in app.info[0].value
     assert metrics(app)["Pages re-read"] == str(looked_up)
     assert any(e.label.startswith("1. lookup") for e in app.expander)
+
+
+def test_the_papers_question_typed_with_a_straight_apostrophe_is_the_papers(app):
+    open_sample(app)
+    app.switch_page("pages/ask.py").run()
+    app.text_area(key="ask_text").set_value("What was Dameri's  purpose in landing on earth?").run()
+    app.text_area(key="ask_options").set_value(
+        "To share knowledge\nRepairs\nTo collect animals\nHe arrived by accident while exploring").run()
+    app.button(key="ask_run").click().run()
+    assert not app.exception
+    assert "In the paper, ReadAgent with PaLM 2-L re-read pages 5, 6" in app.info[0].value
+    assert html_of(app).count("gme-cell paper") == 2
 
 
 def test_two_methods_side_by_side(app):

@@ -124,6 +124,10 @@ def make_parser() -> argparse.ArgumentParser:
     show = sub.add_parser("show", help="show a run's trace: every step, prompt and reply")
     show.add_argument("run_id", type=int)
     _common(show, engine=False)
+    report = sub.add_parser("report", help="write question runs as one self-contained HTML file to hand on")
+    report.add_argument("run_ids", type=int, nargs="+", metavar="RUN_ID", help="question runs (see `runs --kind ask`)")
+    report.add_argument("--out", required=True, metavar="FILE.html", help="the file to write")
+    _common(report, engine=False)
     export = sub.add_parser("export", help="print a gist memory as the app exports it (JSON or Markdown)")
     export.add_argument("doc_id", help="document id (or a unique prefix) from `build` or `docs`")
     export.add_argument("--memory", type=int, metavar="ID", help="this gist memory (default: the newest finished one)")
@@ -433,6 +437,15 @@ def cmd_show(args) -> int:
     return 0
 
 
+def cmd_report(args) -> int:
+    from core.report import write_report
+
+    path = write_report(_store(args), args.run_ids, args.out)
+    _emit(args, {"out": str(path), "runs": args.run_ids, "bytes": path.stat().st_size},
+          f"Wrote {path} ({path.stat().st_size:,} bytes, runs {', '.join(map(str, args.run_ids))}).")
+    return 0
+
+
 def cmd_eval(args) -> int:
     from core.eval.datasets import load_dataset
     from core.eval.report import format_memories, format_table, memory_table, results_csv, summarize
@@ -514,7 +527,8 @@ def cmd_methods(args) -> int:
 
 
 COMMANDS = {"build": cmd_build, "tree": cmd_tree, "ask": cmd_ask, "eval": cmd_eval, "simulate-llm": cmd_simulate, "docs": cmd_docs,
-            "runs": cmd_runs, "show": cmd_show, "methods": cmd_methods, "export": cmd_export, "resume": cmd_resume}
+            "runs": cmd_runs, "show": cmd_show, "methods": cmd_methods, "export": cmd_export, "resume": cmd_resume,
+            "report": cmd_report}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -152,8 +152,9 @@ def choose_option(context: str, question: Question) -> tuple[Answer, dict]:
 
 
 def extract_answer(context: str, question: Question, max_words: int = 60) -> tuple[Answer, dict]:
-    """The two consecutive context sentences that best cover the question's words."""
-    sents = lexical.sentences(re.sub(r"<Page \d+>", "", context))
+    """The two consecutive context sentences that best cover the question's words, whole (just
+    the first when both do not fit in ``max_words``); front matter and boilerplate are never quoted."""
+    sents = [s for s in lexical.sentences(re.sub(r"<Page \d+>", "", context)) if not lexical.is_boilerplate(s)]
     if not sents:
         return Answer("", None), {"method": "lexical", "reason": "empty context"}
     idf = lexical.idf_table(sents)
@@ -162,7 +163,7 @@ def extract_answer(context: str, question: Question, max_words: int = 60) -> tup
     windows = _windows(sents, 2)
     scores = [sum(idf.get(t, default) for t in q_terms & w) for w in windows]
     best = max(range(len(scores)), key=lambda i: (scores[i], -i))
-    text = " ".join(" ".join(sents[best:best + 2]).split()[:max_words])
+    text = lexical.whole_sentences(sents[best:best + 2], max_words)
     detail = {"method": "lexical: the two sentences that best cover the question's words",
               "sentence": best, "score": round(scores[best], 3)}
     return Answer(text, None), detail

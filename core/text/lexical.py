@@ -78,6 +78,58 @@ def sentences(text: str) -> list[str]:
     return out
 
 
+# Front matter and boilerplate no gist or answer should quote: Project Gutenberg's header and
+# licence, production credits, title-page fields, and tables of contents (one entry a line).
+_BOILERPLATE = re.compile(
+    r"project gutenberg|gutenberg\.org|\be-?(?:book|text)\s*#\s*\d|^\s*\*{3}|\*{3}\s*$|"
+    r"^(?:posting|release|original publication|first posted|last updated?|date)(?: date)?\s*:|"
+    r"^(?:title|author|editor|translator|illustrator|language|character set encoding|credits)\s*:|"
+    r"^(?:produced by|e-?text prepared by|transcribed (?:from|by)|transcriber['’]?s? notes?|"
+    r"this e-?(?:book|text) is for the use of|updated editions will replace)|"
+    r"^(?:table of )?contents\W*$|^(?:by|illustrated by|translated by)\s+(?-i:[A-Z])",
+    re.I)
+_TOC_ENTRY = re.compile(r"^(?:chapter|book|part|volume|act|scene|canto|section|letter|stave)\s+(?:[ivxlcdm]+|\d+|"
+                        r"the\s+\w+|one|two|three|four|five|six|seven|eight|nine|ten)\b", re.I)
+_SMALL_WORDS = frozenset("a an and as at but by for from in of on or the to with".split())
+
+
+def is_boilerplate(sentence: str) -> bool:
+    """A sentence no gist or answer should quote: a Gutenberg header or licence line, a credit,
+    a title-page field, or a heading or table-of-contents entry ("Chapter 1", "CONTENTS",
+    "PRIDE AND PREJUDICE"), which have no sentence to them."""
+    text = sentence.strip()
+    if not re.search(r"[A-Za-z]", text) or _BOILERPLATE.search(text):
+        return True
+    words = text.split()
+    if _TOC_ENTRY.match(text) and (len(words) <= 12 and not re.search(r"[.!?][\"'”’)]*$", text)
+                                   or len(words) <= 3):
+        return True
+    if len(words) <= 8 and not re.search(r"[.!?,;:][\"'”’)]*$", text):  # a title: capitals, no sentence end
+        letters = [w for w in words if w[:1].isalpha()]
+        return bool(letters) and all(w[:1].isupper() or w.lower() in _SMALL_WORDS for w in letters)
+    return False
+
+
+def whole_sentences(sents: Sequence[str], max_words: int) -> str:
+    """As many of ``sents`` as fit in ``max_words``, whole (the first always, up to twice that);
+    a first sentence longer still is cut after its last clause (a comma, semicolon, colon or
+    dash) that fits, and closed with "…"."""
+    out: list[str] = []
+    used = 0
+    for sentence in sents:
+        n = len(sentence.split())
+        if out and used + n > max_words:
+            break
+        if not out and n > 2 * max_words:  # a sentence up to twice the limit is kept whole
+            words = sentence.split()[:max_words]
+            cut = max((i for i, w in enumerate(words) if re.search(r"[,;:—–]$", w)), default=None)
+            kept = words[:cut + 1] if cut is not None and cut >= max_words // 3 else words
+            return " ".join(kept).rstrip(",;:—– ") + "…"
+        out.append(sentence)
+        used += n
+    return " ".join(out)
+
+
 def cosine(a: Counter, b: Counter) -> float:
     if not a or not b:
         return 0.0
@@ -114,6 +166,9 @@ def rank(query: str, texts: Sequence[str]) -> list[tuple[int, float]]:
     return sorted(enumerate(scores), key=lambda pair: (-pair[1], pair[0]))
 
 
+FRONT_MATTER = "Front matter: a title page, licence or table of contents, with no story text."
+
+
 def shorten(text: str, idf: dict[str, float] | None = None, *, ratio: float = 0.15,
             min_words: int = 25, max_words: int = 150) -> str:
     """Extractive shortening: the most informative sentences, in their original order.
@@ -121,10 +176,13 @@ def shorten(text: str, idf: dict[str, float] | None = None, *, ratio: float = 0.
     A sentence's weight is the idf mass of its distinct content words (names count
     double), divided by the square root of its length; the first sentence gets a
     bonus since pages often open by setting the scene. Sentences that mostly repeat
-    what is already chosen are skipped. Aims at ``ratio`` of the words, within bounds."""
-    sents = sentences(text)
-    if not sents:
-        return ""
+    what is already chosen are skipped, and so are front matter and boilerplate
+    (``is_boilerplate``). Aims at ``ratio`` of the words, within bounds."""
+    sents = [s for s in sentences(text) if not is_boilerplate(s)]
+    if not sents:  # front matter alone: said in fewer words than the page has, else the page as it is
+        words = len(text.split())
+        return next((note for note in (FRONT_MATTER, "Front matter.") if len(note.split()) < words),
+                    " ".join(text.split()))
     total = sum(len(s.split()) for s in sents)
     target = max(min_words, min(max_words, int(total * ratio)))
     if total <= target:
