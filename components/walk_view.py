@@ -25,9 +25,9 @@ def render_tree(tree: MemoryTree, visits: list[dict] | None, *, key: str, levels
                                 help="The icicle and sunburst show the whole tree at any size.")
     if view == "Graph":
         start = levels if levels is not None else (depth if len(tree.nodes) <= 40 else 1)
-        shown = c2.slider("Levels below the root to draw", 1, max(depth, 1), min(start, max(depth, 1)),
-                          key=f"{key}_levels", disabled=depth <= 1,
-                          help=f"{depth} draws every node, leaves included. Nodes a walk visited are always drawn.")
+        shown = depth if depth <= 1 else c2.slider(
+            "Levels below the root to draw", 1, depth, min(start, depth), key=f"{key}_levels",
+            help=f"{depth} draws every node, leaves included. Nodes a walk visited are always drawn.")
         st.iframe(tree_graph_html(tree, visits=visits, levels=shown, height=height), height=height + 20)
     else:
         st.plotly_chart(tree_chart(tree, visits, kind=view.lower(), height=height), width="stretch",
