@@ -4,7 +4,8 @@ from streamlit.testing.v1 import AppTest
 
 from core.store import open_db
 from tests.conftest import ROOT
-from tests.test_app import PAPER_Q, app, html_of, open_sample  # noqa: F401 (app is a fixture)
+from tests.test_app import PAPER_Q, html_of, open_sample
+from tests.test_app import app as app_fixture  # noqa: F401 (pytest finds the fixture "app" by its own name)
 
 METHODS = ["readagent-p", "gistmem", "memwalker"]
 
