@@ -200,7 +200,7 @@ def tree_chart(tree: MemoryTree, visits: list[dict] | None = None, *, kind: str 
     common = dict(ids=[str(n.id) for n in tree.nodes], labels=labels,
                   parents=["" if n.parent is None else str(n.parent) for n in tree.nodes],
                   values=[max(1, n.tokens) for n in tree.nodes], branchvalues="total", hovertext=hover,
-                  hoverinfo="label+text", marker={"colors": node_colors(tree, visits)})
+                  hoverinfo="label+text", marker={"colors": node_colors(tree, visits)}, sort=False)
     if kind == "sunburst":
         trace = go.Sunburst(**common)
     else:
