@@ -163,10 +163,15 @@ def tree_graph_html(tree: MemoryTree, *, visits: list[dict] | None = None, level
 _CDN = re.compile(r'<(?:link|script)\b[^>]*\b(?:href|src)="https?://[^"]*"[^>]*>(?:\s*</script>)?')
 
 
+# A graph first drawn in a hidden tab is laid out at zero size: fit it again when it gets a size.
+_REFIT = ('<script>window.addEventListener("resize", function () {'
+          ' if (typeof network !== "undefined") { network.redraw(); network.fit(); } });</script>')
+
+
 def _offline(page: str) -> str:
-    """pyvis's page with vis-network inline and nothing fetched from elsewhere: its Bootstrap
-    links (styling for a card frame we do not show) are dropped."""
-    return _CDN.sub("", page)
+    """pyvis's page with vis-network inline and nothing fetched from elsewhere (its Bootstrap
+    links, styling for a card frame we do not show, are dropped), refitted when resized."""
+    return _CDN.sub("", page).replace("</body>", _REFIT + "</body>", 1)
 
 
 def node_colors(tree: MemoryTree, visits: list[dict] | None = None) -> list[str]:
