@@ -2,6 +2,8 @@
 import streamlit as st
 
 from components.settings import render_settings
+from components.state import get_store
+from components.urlstate import publish, restore
 from components.ui import inject_css
 
 st.set_page_config(page_title="Gist Memory Explorer", page_icon="📖", layout="wide")
@@ -17,4 +19,8 @@ navigation = st.navigation([
 ])
 inject_css()
 render_settings()
-navigation.run()
+restore(get_store())
+try:
+    navigation.run()
+finally:  # also when a page stops early: the URL names what is open
+    publish()

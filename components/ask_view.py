@@ -44,10 +44,8 @@ def context_html(context: str, expanded: list[int]) -> str:
 
 
 def render_walk(store: Store, result: AskResult, n_pages: int | None) -> None:
-    """MemWalker: the path walked, drawn on its tree, and each step with the model's reasoning."""
-    import pandas as pd
-
-    from components.tree_view import node_label, tree_graph_html
+    """MemWalker: the path walked, drawn on its tree (the view Memory tree shows), and each step."""
+    from components.walk_view import render_tree, render_walk_steps
     from core.methods.memwalker.tree import load_tree
 
     walk = result.details
@@ -57,12 +55,8 @@ def render_walk(store: Store, result: AskResult, n_pages: int | None) -> None:
     strayed = " · strayed and recovered" if walk.strayed_and_recovered else (" · strayed" if walk.strayed else "")
     st.markdown(f"**Path walked**: {len(visits)} steps · {walk.reverts} reverts · {outcome}{strayed} · "
                 f"{100 * walk.share_read:.0f}% of the text read")
-    st.iframe(tree_graph_html(tree, visits=visits, levels=None if len(tree.nodes) <= 80 else 2, height=420),
-              height=460)
-    st.dataframe(pd.DataFrame([{
-        "#": n, "node": node_label(tree, v["node"]), "shown": v["kind"], "move": v["move"],
-        "to": node_label(tree, v["to"]) if v.get("to") is not None else "", "reasoning": v.get("reasoning", ""),
-    } for n, v in enumerate(visits, 1)]), hide_index=True, width="stretch")
+    render_tree(tree, visits, key=f"walk{result.run_id}", height=460)
+    render_walk_steps(tree, visits)
 
 
 def render_notes(store: Store, result: AskResult, n_pages: int | None) -> None:
@@ -127,40 +121,62 @@ def answer_line(result: AskResult) -> str:
     return result.answer
 
 
+def verdict(result: AskResult, gold: dict | None) -> str:
+    """"correct", "wrong" or "" (no gold answer for this question)."""
+    if gold and gold.get("gold") and result.options:
+        return "correct" if result.choice == gold["gold"] else "wrong"
+    return ""
+
+
+def comparison_html(results: list[AskResult], gold: dict | None = None) -> str:
+    """Every method's answer and figures in one table, a row a method (all text escaped; long
+    answers wrap, nothing is cut)."""
+    head = ("<tr><th>Method</th><th>Answer</th><th>Words in context</th><th>Compression</th>"
+            "<th>Pages re-read</th><th>Model calls</th><th>Tokens in / out</th><th>Run</th></tr>")
+    rows = []
+    for r in results:
+        mark = verdict(r, gold)
+        badge = {"correct": '<span class="gme-tag reread">correct</span>',
+                 "wrong": '<span class="gme-tag fallback">wrong</span>'}.get(mark, "")
+        rows.append(
+            f'<tr class="{mark}"><td class="method">{esc(r.method_label)}</td>'
+            f'<td class="answer">{badge}{offline_tag() if r.engine == "offline" else ""}{esc(answer_line(r))}</td>'
+            f"<td>{r.words_in_context:,}</td><td>{r.compression_rate:.1f}%</td><td>{len(r.pages_looked_up)}</td>"
+            f'<td title="{r.cached_calls} replayed from the cache">{r.llm_calls}</td>'
+            f"<td>{r.input_tokens:,} / {r.output_tokens:,}</td><td>#{r.run_id}</td></tr>")
+    return f'<table class="gme-compare">{head}{"".join(rows)}</table>'
+
+
 def render_ask_result(store: Store, result: AskResult, *, n_pages: int | None, gold: dict | None = None,
                       key: str, compact: bool = False, paper: dict | None = None) -> None:
+    """One method's answer in full: who answered, the answer, its figures, what it read (the page
+    strip, the walk or the notes), the paper's own look-ups beside ours, the context sent (once)
+    and the trace. ``compact``: the answer and figures are already in a comparison table above."""
     st.markdown(f"#### {md(result.method_label)}")
     st.caption(f"Look-ups and answer: {md(result.engine_label)}"
                + (f" · gists: {md(result.memory_label)}" if result.memory_label else "")
                + f" · run #{result.run_id}")
-    offline = offline_tag() if result.engine == "offline" else ""
-    st.html(f'<div class="gme-answer">{offline}{esc(answer_line(result))}</div>')
-    if gold and gold.get("gold") and result.options:
-        if result.choice == gold["gold"]:
+    if not compact:
+        offline = offline_tag() if result.engine == "offline" else ""
+        st.html(f'<div class="gme-answer">{offline}{esc(answer_line(result))}</div>')
+        if verdict(result, gold) == "correct":
             st.success(f"Correct: the answer is ({gold['gold']}).")
-        else:
+        elif verdict(result, gold) == "wrong":
             st.error(f"Not correct: the answer is ({gold['gold']}).")
-    elif gold and gold.get("answers"):
-        st.caption("Reference answer: " + md(" / ".join(gold["answers"])))
+        elif gold and gold.get("answers"):
+            st.caption("Reference answer: " + md(" / ".join(gold["answers"])))
     tokens = (f"{result.cached_calls} replayed from the cache; {result.input_tokens:,} input and "
               f"{result.output_tokens:,} output tokens")
-    if compact:  # three or more side by side: a table row fits where four metrics do not
-        st.html(f'<table class="gme-figures"><tr><td>Words in context</td><td>{result.words_in_context:,}</td></tr>'
-                f'<tr><td>Compression rate</td><td>{result.compression_rate:.1f}%</td></tr>'
-                f'<tr><td>Pages re-read</td><td>{len(result.pages_looked_up)}</td></tr>'
-                f'<tr><td>Model calls</td><td title="{esc(tokens)}">{result.llm_calls}</td></tr></table>')
-    else:
-        c1, c2, c3, c4 = st.columns(4)
-        c1.metric("Words in context", f"{result.words_in_context:,}")
-        c2.metric("Compression rate", f"{result.compression_rate:.1f}%")
-        c3.metric("Pages re-read", len(result.pages_looked_up))
-        c4.metric("Model calls", result.llm_calls, help=tokens)
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("Words in context", f"{result.words_in_context:,}")
+    c2.metric("Compression rate", f"{result.compression_rate:.1f}%")
+    c3.metric("Pages re-read", len(result.pages_looked_up))
+    c4.metric("Model calls", result.llm_calls, help=tokens)
     view = DETAIL_VIEWS.get(result.details.kind)
     if view is not None:
         view(store, result, n_pages)
     render_paper_pages(result, n_pages, paper)
     with st.expander("Context sent to the model for the answer", expanded=False):
         st.html(context_html(result.context, result.expanded))
-        st.code(result.context, language=None, wrap_lines=True, height=240)
     st.markdown("**Trace**")
     render_steps(store, result.steps, by=model_name(result.engine_label))

@@ -1,24 +1,32 @@
-"""MemWalker's memory tree: an interactive graph (pyvis, inline so it works offline) or a
-sunburst for large trees, with the path a walk took drawn on it.
+"""MemWalker's memory tree: an interactive graph (pyvis, inline so it works offline) and an
+icicle or sunburst of the whole tree, each with the path a walk took drawn on it.
+
+What the graph draws (``graph_elements``): every node within ``levels`` levels below the root,
+and whatever the size, every node a walk visited, its ancestors and the children it was shown
+at each step; the other children of a drawn node are collapsed into one "+N" box. Reverts are
+red dashed arrows, the leaf answered from has a dark border.
 
 Text safety: pyvis writes nodes with Jinja's ``tojson`` (``<`` becomes ``\\u003c``) and
 vis-network shows a string tooltip with ``innerText``, so summaries display as text. pyvis
 switches to an ``innerHTML`` tooltip when any title contains "href"; titles are kept free
-of that word so the safe tooltip is always used.
+of that word so the safe tooltip is always used. Plotly hover text is HTML-escaped.
 """
 from __future__ import annotations
 
 import html
 import re
 import textwrap
+from dataclasses import dataclass, field
 
 import plotly.graph_objects as go
 from pyvis.network import Network
 
-from components.ui import GIST, RAW, REREAD
+from components.ui import GIST, GIST_BG, RAW, RAW_BG, REREAD
 from core.methods.memwalker.tree import MemoryTree
 
 REVERT = "#e03131"
+ANSWERED = "#1b4332"
+COLLAPSED = "#dee2e6"
 ZWSP = "\u200b"
 
 
@@ -38,74 +46,174 @@ def node_label(tree: MemoryTree, node_id: int) -> str:
     return f"leaf {node.index}" if node.is_leaf else f"L{node.level}·{node.index}"
 
 
-def tree_graph_html(tree: MemoryTree, *, visits: list[dict] | None = None, levels: int | None = None,
-                    height: int = 560) -> str:
-    """The tree top-down. ``visits`` (a walk's trajectory) numbers visited nodes in order, draws
-    reverts in red and marks the leaf answered from. ``levels`` limits how many levels below the
-    root are drawn (large trees)."""
+def depth_of(tree: MemoryTree) -> int:
+    """Levels below the root (a root with leaves for children: 1)."""
+    return tree.root.level - 1
+
+
+@dataclass
+class WalkMarks:
+    """A walk's trajectory, as the drawings need it."""
+    order: dict[int, list[int]] = field(default_factory=dict)  # node -> the steps (1-based) it was visited at
+    reverts: list[tuple[int, int, int]] = field(default_factory=list)  # (step, from node, to its parent)
+    answered_at: int | None = None
+    shown: set[int] = field(default_factory=set)  # children offered at a triage step
+
+    @classmethod
+    def of(cls, visits: list[dict] | None) -> "WalkMarks":
+        marks = cls()
+        for n, v in enumerate(visits or [], 1):
+            marks.order.setdefault(v["node"], []).append(n)
+            if v.get("move") == "revert" and v.get("to") is not None:
+                marks.reverts.append((n, v["node"], v["to"]))
+            if v.get("move") == "answer":
+                marks.answered_at = v["node"]
+            marks.shown.update(v.get("shown") or [])
+        return marks
+
+
+def visible_nodes(tree: MemoryTree, visits: list[dict] | None = None, levels: int | None = None) -> set[int]:
+    """The nodes drawn: those at most ``levels`` levels below the root (all when ``None``), every
+    node visited with its ancestors, and the children each triage step offered."""
     top = tree.root.level
-    lowest = top - levels if levels is not None else 0
-    order: dict[int, list[int]] = {}
-    reverts: list[tuple[int, int]] = []
-    answered_at = None
-    for n, v in enumerate(visits or [], 1):
-        order.setdefault(v["node"], []).append(n)
-        if v.get("move") == "revert" and v.get("to") is not None:
-            reverts.append((v["node"], v["to"]))
-        if v.get("move") == "answer":
-            answered_at = v["node"]
-    net = Network(height=f"{height}px", width="100%", directed=True, cdn_resources="in_line", layout=True)
-    shown = set()
+    keep = {n.id for n in tree.nodes if levels is None or top - n.level <= levels}
+    marks = WalkMarks.of(visits)
+    for node_id in set(marks.order) | (marks.shown & {n.id for n in tree.nodes}):
+        while node_id is not None and node_id not in keep:
+            keep.add(node_id)
+            node_id = tree.node(node_id).parent
+    for node_id in list(marks.order):  # the ancestors of nodes already kept (the loop stops at the first)
+        parent = tree.node(node_id).parent
+        while parent is not None:
+            keep.add(parent)
+            parent = tree.node(parent).parent
+    return keep
+
+
+def _below(tree: MemoryTree, node_id: int) -> int:
+    node = tree.node(node_id)
+    return 1 + sum(_below(tree, c) for c in node.children)
+
+
+def graph_elements(tree: MemoryTree, visits: list[dict] | None = None,
+                   levels: int | None = None) -> tuple[list[dict], list[dict]]:
+    """The graph as vis-network nodes and edges (plain dicts, so tests read what is drawn)."""
+    top = tree.root.level
+    marks = WalkMarks.of(visits)
+    shown = visible_nodes(tree, visits, levels)
+    nodes, edges = [], []
     for node in tree.nodes:
-        if node.level <= lowest:
+        if node.id not in shown:
             continue
-        shown.add(node.id)
-        steps = order.get(node.id)
+        steps = marks.order.get(node.id)
+        answered = node.id == marks.answered_at
         color = REREAD if steps else (RAW if node.is_leaf else GIST)
         label = node_label(tree, node.id) + (f"\n#{','.join(map(str, steps))}" if steps else "")
+        label += "\n✓ answer" if answered else ""
         kind = "Leaf (raw segment)" if node.is_leaf else f"Level {node.level} summary"
         title = f"{kind} · paragraphs {node.start}–{node.end - 1}\n\n{_wrap(node.summary)}"
-        net.add_node(node.id, label=label, title=_title(title), level=top - node.level, shape="box",
-                     color={"background": color, "border": "#1b4332" if node.id == answered_at else color},
-                     borderWidth=4 if node.id == answered_at else 1,
-                     font={"color": "white", "size": 14 if steps else 12})
+        nodes.append(dict(id=node.id, label=label, title=_title(title), level=top - node.level, shape="box",
+                          color={"background": color, "border": ANSWERED if answered else color},
+                          borderWidth=5 if answered else 1, font={"color": "white", "size": 14 if steps else 12}))
+        hidden = [c for c in node.children if c not in shown]
+        if hidden and not steps:  # a node the walk did not enter: its hidden children are counted on it
+            nodes[-1]["label"] += f"\n▸ +{len(hidden)}"
+            nodes[-1]["title"] = _title(f"{len(hidden)} children not drawn\n\n") + nodes[-1]["title"]
+        elif hidden:  # a node on the walk: the children it did not take stand as one "+N" box beside those it did
+            total = sum(_below(tree, c) for c in hidden)
+            first, last = tree.node(hidden[0]), tree.node(hidden[-1])
+            nodes.append(dict(
+                id=f"more-{node.id}", label=f"+{len(hidden)}", shape="box", level=top - node.level + 1,
+                title=f"{len(hidden)} children not on the walk ({total} nodes with what is below them), "
+                      f"{node_label(tree, first.id)} … {node_label(tree, last.id)}. "
+                      "Draw more levels, or use the icicle, to see them.",
+                color={"background": COLLAPSED, "border": "#adb5bd"}, font={"color": "#495057", "size": 12}))
+            edges.append(dict(source=node.id, to=f"more-{node.id}", color="#ced4da", width=1, dashes=True))
     for node in tree.nodes:
         if node.parent is not None and node.id in shown and node.parent in shown:
-            walked = node.id in order and node.parent in order
-            net.add_edge(node.parent, node.id, color=REREAD if walked else "#adb5bd", width=3 if walked else 1)
-    for child, parent in reverts:
+            walked = node.id in marks.order and node.parent in marks.order
+            edges.append(dict(source=node.parent, to=node.id, color=REREAD if walked else "#adb5bd",
+                              width=3 if walked else 1))
+    for step, child, parent in marks.reverts:
         if child in shown and parent in shown:
-            net.add_edge(child, parent, color=REVERT, dashes=True, width=2, title="revert")
+            edges.append(dict(source=child, to=parent, color=REVERT, dashes=True, width=2,
+                              label=f"revert #{step}", font={"color": REVERT, "size": 11}))
+    return nodes, edges
+
+
+def tree_graph_html(tree: MemoryTree, *, visits: list[dict] | None = None, levels: int | None = None,
+                    height: int = 560) -> str:
+    """The tree top-down (see ``graph_elements`` for what is drawn), as a page with nothing to fetch."""
+    nodes, edges = graph_elements(tree, visits, levels)
+    net = Network(height=f"{height}px", width="100%", directed=True, cdn_resources="in_line", layout=True)
+    for node in nodes:
+        net.add_node(node.pop("id"), **node)
+    for edge in edges:
+        net.add_edge(edge.pop("source"), edge.pop("to"), **edge)
+    wide = sum(1 for n in nodes if n["level"] == max(x["level"] for x in nodes)) > 30
     net.set_options("""{
       "layout": {"hierarchical": {"enabled": true, "direction": "UD", "sortMethod": "directed",
-                 "levelSeparation": 110, "nodeSpacing": 95}},
+                 "levelSeparation": 110, "nodeSpacing": %d}},
       "physics": {"enabled": false},
       "interaction": {"hover": true, "tooltipDelay": 120, "navigationButtons": true, "zoomView": true}
-    }""")
+    }""" % (70 if wide else 95))
     return _offline(net.generate_html(notebook=False))
 
 
 _CDN = re.compile(r'<(?:link|script)\b[^>]*\b(?:href|src)="https?://[^"]*"[^>]*>(?:\s*</script>)?')
 
 
+# A graph first drawn in a hidden tab is laid out at zero size: fit it again when it gets a size.
+_REFIT = ('<script>window.addEventListener("resize", function () {'
+          ' if (typeof network !== "undefined") { network.redraw(); network.fit(); } });</script>')
+
+
 def _offline(page: str) -> str:
-    """pyvis's page with vis-network inline and nothing fetched from elsewhere: its Bootstrap
-    links (styling for a card frame we do not show) are dropped."""
-    return _CDN.sub("", page)
+    """pyvis's page with vis-network inline and nothing fetched from elsewhere (its Bootstrap
+    links, styling for a card frame we do not show, are dropped), refitted when resized."""
+    return _CDN.sub("", page).replace("</body>", _REFIT + "</body>", 1)
 
 
-def tree_sunburst(tree: MemoryTree, visited: set[int] | None = None) -> go.Figure:
-    """The same tree as a sunburst (root in the middle, leaves outside), sized by tokens."""
-    visited = visited or set()
-    ids = [str(n.id) for n in tree.nodes]
-    fig = go.Figure(go.Sunburst(
-        ids=ids, labels=[node_label(tree, n.id) for n in tree.nodes],
-        parents=["" if n.parent is None else str(n.parent) for n in tree.nodes],
-        values=[max(1, n.tokens) for n in tree.nodes], branchvalues="total",
-        hovertext=[html.escape(_wrap(n.summary, 60, 400), quote=False).replace("\n", "<br>") for n in tree.nodes],
-        hoverinfo="label+text",
-        marker={"colors": [REREAD if n.id in visited else (RAW if n.is_leaf else GIST) for n in tree.nodes]},
-        maxdepth=4,
-    ))
-    fig.update_layout(height=560, margin=dict(l=0, r=0, t=10, b=0))
+def node_colors(tree: MemoryTree, visits: list[dict] | None = None) -> list[str]:
+    """One colour a node for the whole-tree charts: the walk's path strong (the answering leaf
+    darkest, nodes gone back from red), everything else pale."""
+    marks = WalkMarks.of(visits)
+    reverted = {child for _, child, _ in marks.reverts}
+    colors = []
+    for n in tree.nodes:
+        if n.id == marks.answered_at:
+            colors.append(ANSWERED)
+        elif n.id in reverted:
+            colors.append(REVERT)
+        elif n.id in marks.order:
+            colors.append(REREAD)
+        elif visits:
+            colors.append(RAW_BG if n.is_leaf else GIST_BG)
+        else:
+            colors.append(RAW if n.is_leaf else GIST)
+    return colors
+
+
+def tree_chart(tree: MemoryTree, visits: list[dict] | None = None, *, kind: str = "icicle",
+               height: int = 560) -> go.Figure:
+    """The whole tree, root on top (icicle) or in the middle (sunburst), sized by tokens, with the
+    walk's path highlighted and each visited node's steps in its label."""
+    marks = WalkMarks.of(visits)
+    labels = [node_label(tree, n.id) + (f" #{','.join(map(str, marks.order[n.id]))}" if n.id in marks.order else "")
+              for n in tree.nodes]
+    hover = [html.escape(_wrap(n.summary, 60, 400), quote=False).replace("\n", "<br>") for n in tree.nodes]
+    common = dict(ids=[str(n.id) for n in tree.nodes], labels=labels,
+                  parents=["" if n.parent is None else str(n.parent) for n in tree.nodes],
+                  values=[max(1, n.tokens) for n in tree.nodes], branchvalues="total", hovertext=hover,
+                  hoverinfo="label+text", marker={"colors": node_colors(tree, visits)}, sort=False)
+    if kind == "sunburst":
+        trace = go.Sunburst(**common)
+    else:
+        trace = go.Icicle(**common, tiling={"orientation": "v"}, root={"color": "white"})
+    fig = go.Figure(trace)
+    fig.update_layout(height=height, margin=dict(l=0, r=0, t=10, b=0))
     return fig
+
+
+def tree_sunburst(tree: MemoryTree, visits: list[dict] | None = None) -> go.Figure:
+    return tree_chart(tree, visits, kind="sunburst")

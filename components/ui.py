@@ -49,9 +49,15 @@ CSS = f"""
 .gme-ctx {{ margin: 0.15rem 0; padding: 0.35rem 0.6rem; border-radius: 4px; white-space: pre-wrap; font-size: 0.85rem; }}
 .gme-ctx.gist {{ background: {GIST_BG}; border-left: 4px solid {GIST}; }}
 .gme-ctx.raw {{ background: {REREAD_BG}; border-left: 4px solid {REREAD}; max-height: 14rem; overflow-y: auto; }}
-.gme-figures {{ font-size: 0.85rem; border-collapse: collapse; margin: 0.3rem 0 0.6rem 0; width: 100%; }}
-.gme-figures td {{ padding: 0.15rem 0.3rem; border-bottom: 1px solid #e9ecef; }}
-.gme-figures td:last-child {{ text-align: right; font-weight: 600; }}
+.gme-compare {{ width: 100%; border-collapse: collapse; font-size: 0.88rem; table-layout: auto; }}
+.gme-compare th {{ text-align: left; font-weight: 600; border-bottom: 2px solid #dee2e6; padding: 0.3rem 0.45rem;
+  vertical-align: bottom; }}
+.gme-compare td {{ padding: 0.35rem 0.45rem; border-bottom: 1px solid #e9ecef; vertical-align: top;
+  overflow-wrap: anywhere; }}
+.gme-compare td:not(.answer):not(.method) {{ text-align: right; white-space: nowrap; }}
+.gme-compare td.method {{ font-weight: 600; white-space: nowrap; }}
+.gme-compare td.answer {{ min-width: 12rem; white-space: pre-wrap; }}
+.gme-compare tr.correct td.answer {{ background: {REREAD_BG}; }}
 .gme-answer {{ font-size: 1.05rem; padding: 0.6rem 0.8rem; border-radius: 6px; background: #f1f3f5;
   white-space: pre-wrap; }}
 </style>

@@ -1,12 +1,15 @@
-"""Ask: a question, one or more methods, and what each read to answer it."""
+"""Ask: a question, one or more methods, and what each read to answer it: the answers and
+figures of every method in one table, then a tab a method for what it read and its trace."""
 import streamlit as st
 
 from components import charts
-from components.ask_view import render_ask_result
+from components.ask_view import comparison_html, render_ask_result
 from components.state import (choose_memory, current_engine, document_token, engine_settings, get_store,
                               require_document)
 from components.ui import error_text, legend, md
+from components.urlstate import ids_from_url, publish
 from core.errors import GistError
+from core.status import DONE
 from core.methods.readagent.memory import load_memory
 from core.methods.ask import ask, load_ask
 from core.methods.registry import METHODS
@@ -15,12 +18,30 @@ from core.report import report_html
 from core.samples import find_question, paper_lookup
 
 # This page's session state: the runs of the last question asked, with the document they belong to
-# ({"runs": [run ids], "doc": document_token()}); the question's widgets keep their own "ask_" keys.
+# ({"runs": [run ids], "doc": document_token()}); the question's widgets keep their own "ask_" keys,
+# kept across pages ("session") and, for the question, options and methods, in the URL.
 st.session_state.setdefault("ask_runs", None)
+KEEP = dict(persist_state="session")
+IN_URL = dict(persist_state="session", bind="query-params")
 
 store = get_store()
 st.title("Ask")
 document = require_document(store)
+
+
+
+def answered_here(run_id: int) -> bool:
+    """A question run of the open document (a link may name runs of another database)."""
+    try:
+        run = store.get_run(run_id)
+    except GistError:
+        return False
+    return run["kind"] == "ask" and run["doc_id"] == document.id and run["status"] == DONE
+
+
+linked = [r for r in ids_from_url("runs") if answered_here(r)]
+if linked:  # a reload or a link shows the answers it names
+    st.session_state.ask_runs = {"runs": linked, "doc": document_token()}
 st.caption(f"{md(document.title)} · {document.words:,} words · answers by {md(engine_settings().label)}")
 
 questions = document.meta.get("questions") or []
@@ -39,13 +60,13 @@ if questions:
     st.selectbox(f"A question from the data ({document.meta.get('question_source', 'bundled')})",
                  list(range(len(questions))), index=None, placeholder="Pick one, or type your own below",
                  format_func=lambda i: questions[i]["question"], key="ask_sample",
-                 on_change=use_sample_question)
+                 on_change=use_sample_question, **KEEP)
 
-st.text_area("Question", key="ask_text", height=80)
-st.text_area("Options (one per line; leave empty for a free-form answer)", key="ask_options", height=130)
+st.text_area("Question", key="ask_text", height=80, **IN_URL)
+st.text_area("Options (one per line; leave empty for a free-form answer)", key="ask_options", height=130, **IN_URL)
 
 methods = st.multiselect("Methods (two or more run side by side)", list(METHODS), default=["readagent-p"],
-                         format_func=lambda m: METHODS[m].label, key="ask_methods")
+                         format_func=lambda m: METHODS[m].label, key="ask_methods", **IN_URL)
 params: dict[str, dict] = {}
 labels: dict[str, dict[str, str]] = {}  # per method, a setting's name -> its label here, for error messages
 for name in methods:
@@ -56,9 +77,10 @@ for name in methods:
             label, key = f"{spec.label}: {p.name.replace('_', ' ')}", f"ask_param_{name}_{p.name}"
             labels.setdefault(name, {})[p.name] = label
             if p.type is int:
-                value = col.number_input(label, 1, max(100, 10 * int(p.default)), int(p.default), help=p.help, key=key)
+                value = col.number_input(label, 1, max(100, 10 * int(p.default)), int(p.default), help=p.help, key=key,
+                                         **KEEP)
             else:  # text parameters (an embedding model name): empty means the default
-                value = col.text_input(label, str(p.default or ""), help=p.help, key=key).strip() or None
+                value = col.text_input(label, str(p.default or ""), help=p.help, key=key, **KEEP).strip() or None
             params.setdefault(name, {})[p.name] = value
 
 if "embedding" in methods and engine_settings().kind == "offline":
@@ -96,6 +118,7 @@ elif not text:
 
 held = st.session_state.ask_runs
 run_ids = held["runs"] if held and held["doc"] == document_token() else []
+publish(runs=run_ids or None)
 if not run_ids:
     st.stop()
 results = [load_ask(store, r) for r in run_ids]
@@ -110,15 +133,20 @@ st.download_button("Download report (HTML)", report_html(store, run_ids), file_n
                    mime="text/html", key="ask_report",
                    help="One self-contained file: answers, pages re-read, the walk, the context and the trace. "
                         "It opens offline.")
+st.html(comparison_html(results, gold))
+if gold and gold.get("gold") and results[0].options:
+    st.caption(f"The answer is ({gold['gold']}).")
+elif gold and gold.get("answers"):
+    st.caption("Reference answer: " + md(" / ".join(gold["answers"])))
+if len(results) > 1:
+    st.plotly_chart(charts.words_in_context(results), width="stretch", key="ask_words_chart")
 legend()
 pages_of = {}
 for r in results:
     if r.memory_id and r.memory_id not in pages_of:
         pages_of[r.memory_id] = len(load_memory(store, r.memory_id, document).pages)
-if len(results) > 1:
-    st.plotly_chart(charts.words_in_context(results), width="stretch", key="ask_words_chart")
-columns = st.columns(len(results)) if len(results) > 1 else [st.container()]
-for col, result in zip(columns, results):
-    with col:
+tabs = st.tabs([f"{r.method_label} · #{r.run_id}" for r in results], key="ask_result_tab")
+for tab, result in zip(tabs, results):
+    with tab:
         render_ask_result(store, result, n_pages=pages_of.get(result.memory_id), gold=gold, key=f"r{result.run_id}",
-                          compact=len(results) > 2, paper=paper)
+                          compact=True, paper=paper)

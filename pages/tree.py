@@ -2,18 +2,30 @@
 import streamlit as st
 
 from components.state import chosen_memory, current_engine, engine_settings, get_store, require_document
-from components.tree_view import node_label, tree_graph_html, tree_sunburst
+from components.tree_view import node_label
+from components.walk_view import render_tree, render_walk_steps
 from components.ui import error_text, md
+from components.urlstate import ids_from_url, publish
 from core.errors import GistError
 from core.methods.ask import load_ask
 from core.status import DONE
 from core.methods.readagent.memory import load_memory
 from core.methods.memwalker.tree import TreeSettings, build_tree, load_tree
 
+
+def tree_label(row: dict) -> str:
+    """A stored tree as the picker names it: its engine, its leaves and its fan-out."""
+    leaves = (f"gist memory #{row['memory_id']}'s pages as leaves" if row["origin"] == "pages"
+              else f"{row['segment_tokens']} tokens a segment")
+    return f"#{row['id']} · {row['engine_label']} · {leaves} · ≤{row['max_children']} children"
+
+
 SETTING_LABELS = {"segment_tokens": "Tokens per segment", "max_children": "Most children per node"}
 
 # This page's session state: the tree open (kept across pages; the picker's own key is "tree_pick").
 st.session_state.setdefault("tree_id", None)
+for tree_in_link in ids_from_url("tree"):  # a reload or a link opens the tree it names
+    st.session_state.tree_id = tree_in_link
 
 store = get_store()
 st.title("Memory tree")
@@ -46,6 +58,7 @@ with st.expander("Build a tree", expanded=not trees):
             st.error(error_text(exc, SETTING_LABELS))
         else:
             st.session_state.tree_id = tree.tree_id
+            st.session_state.tree_pick = tree.tree_id  # the picker below opens the tree just built
             st.success(("Reopened the stored tree: no model calls." if built.reused else
                         f"Built in {built.seconds:.1f} s with {built.llm_calls} model calls.")
                        + f" Levels (leaves first): {' / '.join(str(c) for c in tree.level_counts())}.")
@@ -58,11 +71,12 @@ if not trees:
 ids = [t["id"] for t in trees]
 if st.session_state.tree_id not in ids:
     st.session_state.tree_id = ids[0]
-labels = {t["id"]: f"{t['engine_label']} · {t['origin']} · {t['segment_tokens'] or 'pages'} tokens · "
-                   f"≤{t['max_children']} children" for t in trees}
-tree_id = st.selectbox("Tree", ids, index=ids.index(st.session_state.tree_id), format_func=labels.get,
+if st.session_state.get("tree_pick") not in ids:
+    st.session_state.tree_pick = st.session_state.tree_id
+tree_id = st.selectbox("Tree", ids, format_func=lambda i: tree_label(next(t for t in trees if t["id"] == i)),
                        key="tree_pick")
 st.session_state.tree_id = tree_id
+publish(tree=tree_id)
 tree = load_tree(store, tree_id, document)
 
 
@@ -85,19 +99,10 @@ m2.metric("Leaves", counts[0])
 m3.metric("Levels", len(counts))
 m4.metric("Leaf tokens", f"{tree.tokens:,}")
 if visits:
-    st.caption(f"Showing the walk for “{md(walk.question)}”: visited nodes are green and numbered in order, "
-               "reverts are red dashed arrows, the leaf answered from has a dark border.")
-
-view = st.radio("View", ["Graph", "Sunburst"], horizontal=True, key="tree_view",
-                help="The sunburst keeps very large trees readable.")
-if view == "Graph":
-    levels = None
-    if len(tree.nodes) > 80:
-        levels = st.slider("Levels below the root to draw", 1, len(counts) - 1, min(2, len(counts) - 1),
-                           key="tree_levels", help="Large trees: draw the top levels only, or use the sunburst.")
-    st.iframe(tree_graph_html(tree, visits=visits, levels=levels), height=600)
-else:
-    st.plotly_chart(tree_sunburst(tree, {v["node"] for v in visits or []}), width="stretch", key="tree_sunburst")
+    st.caption(f"Showing the walk for “{md(walk.question)}” (run #{walk.run_id}).")
+render_tree(tree, visits, key="tree")
+if visits:
+    render_walk_steps(tree, visits)
 
 st.subheader("Read a node")
 node_id = st.selectbox("Node", [n.id for n in reversed(tree.nodes)], format_func=lambda i: node_label(tree, i),

@@ -123,8 +123,8 @@ def test_ask_the_papers_question_and_see_the_pages_re_read(app):
     assert 1 <= looked_up <= 5 and body.count('class="gme-cell') == 16  # this run's strip and the paper's
     assert body.count("gme-cell paper") == 2  # the paper's ReadAgent re-read pages 5 and 6
     assert any(b.label == "Download report (HTML)" for b in app.get("download_button"))
-    answer = body.split('class="gme-answer">')[1]
-    assert answer.startswith('<span class="gme-tag offline">offline engine (no LLM)</span>')  # the offline engine's
+    answer = body.split('<td class="answer">')[1].split("</td>")[0]  # the comparison table's cell
+    assert '<span class="gme-tag offline">offline engine (no LLM)</span>' in answer  # the offline engine's
     assert 'gme-gist"><span class="gme-tag gist">gist</span><span class="gme-tag offline">' not in body
     assert "In the paper, ReadAgent with PaLM 2-L re-read pages 5, 6" in app.info[0].value
     assert metrics(app)["Pages re-read"] == str(looked_up)

@@ -1,7 +1,11 @@
 """What the app draws from document and model text is inert: escaped HTML, a safe graph."""
 from components.ask_view import context_html, page_strip_html
 from components.pages_view import pages_html
-from components.tree_view import tree_graph_html, tree_sunburst
+from dataclasses import replace
+
+from components.tree_view import (ANSWERED, REVERT, depth_of, graph_elements, tree_chart, tree_graph_html,
+                                  tree_sunburst, visible_nodes)
+from components.ui import REREAD
 from core.text.documents import parse_text
 from core.methods.memwalker.tree import MemoryTree, TreeNode
 
@@ -105,3 +109,87 @@ def test_a_setting_error_names_the_setting_as_the_screen_does():
     assert said.replace("\\", "").startswith("Tokens per segment must be at least 50")
     bug = error_text(ZeroDivisionError("division by zero")).replace("\\", "")
     assert bug.startswith("Something went wrong (ZeroDivisionError") and "trace keeps the details" in bug
+
+
+# --- the memory tree at any size: what the graph draws --------------------------------------------
+
+def wide_tree(leaves: int = 100, fan: int = 8) -> MemoryTree:
+    """A tree shaped as MemWalker builds Frankenstein's (100 leaves, fan-out 8: 116 nodes)."""
+    from core.methods.memwalker.tree import balanced_groups
+
+    nodes = [TreeNode(i, 1, i, (), None, i, i + 1, f"leaf {i}", "offline", text="x", tokens=10) for i in range(leaves)]
+    level, below = 1, list(range(leaves))
+    while len(below) > 1:
+        level += 1
+        above = []
+        for index, group in enumerate(balanced_groups(len(below), fan)):
+            children = tuple(below[g] for g in group)
+            node_id = len(nodes)
+            nodes.append(TreeNode(node_id, level, index, children, None, nodes[children[0]].start,
+                                  nodes[children[-1]].end, f"summary {node_id}", "offline",
+                                  tokens=sum(nodes[c].tokens for c in children)))
+            for c in children:
+                nodes[c] = replace(nodes[c], parent=node_id)
+            above.append(node_id)
+        below = above
+    return MemoryTree("d", "t", 1000, tuple(nodes), tree_id=1)
+
+
+def ten_steps_three_reverts(tree: MemoryTree) -> list[dict]:
+    """Down to a leaf, back up (1), another leaf, back twice (2, 3), down another branch, answer."""
+    root = tree.root
+    a, b = root.children[0], root.children[1]
+    a0 = tree.node(a).children[0]
+    b0 = tree.node(b).children[0]
+    l1, l2 = tree.node(a0).children[:2]
+    l3 = tree.node(b0).children[0]
+    moves = [(root.id, "down", a), (a, "down", a0), (a0, "down", l1), (l1, "revert", a0), (a0, "down", l2),
+             (l2, "revert", a0), (a0, "revert", a), (a, "revert", root.id), (root.id, "down", b), (b, "down", b0)]
+    visits = [{"node": n, "move": m, "to": t, "kind": "leaf" if tree.node(n).is_leaf else "triage",
+               "shown": list(tree.node(n).children)} for n, m, t in moves]
+    return visits + [{"node": b0, "move": "down", "to": l3, "kind": "triage", "shown": list(tree.node(b0).children)},
+                     {"node": l3, "move": "answer", "to": None, "kind": "leaf", "shown": []}]
+
+
+def test_the_level_control_means_what_it_says_down_to_the_leaves():
+    tree = wide_tree()
+    assert len(tree.nodes) == 116 and tree.level_counts() == [100, 13, 2, 1] and depth_of(tree) == 3
+    drawn = {levels: visible_nodes(tree, None, levels) for levels in (1, 2, 3)}
+    assert [len(drawn[n]) for n in (1, 2, 3)] == [1 + 2, 1 + 2 + 13, 116]  # leaves at the slider's maximum
+    nodes, _ = graph_elements(tree, None, 3)
+    assert len(nodes) == 116 and not any(str(n["id"]).startswith("more-") for n in nodes)
+
+
+def test_a_walk_is_drawn_node_for_node_with_its_reverts_and_answer_at_any_level():
+    tree = wide_tree()
+    visits = ten_steps_three_reverts(tree)
+    visited = {v["node"] for v in visits}
+    for levels in (1, 2, 3):
+        nodes, edges = graph_elements(tree, visits, levels)
+        ids = {n["id"] for n in nodes}
+        assert visited <= ids
+        assert sum(1 for e in edges if e.get("dashes") and e["color"] == REVERT) == 4
+        answer = next(n for n in nodes if n["id"] == visits[-1]["node"])
+        assert "✓ answer" in answer["label"] and answer["borderWidth"] == 5
+    nodes, edges = graph_elements(tree, visits, 1)
+    root = next(n for n in nodes if n["id"] == tree.root.id)
+    assert root["label"] == "root\n#1,9"
+    # what the walk did not enter is collapsed: the root's branches' other children as "+N" or "▸ +N"
+    assert sum("▸ +" in n["label"] for n in nodes) == 11  # the branches offered but not entered
+    assert len(nodes) == 1 + 2 + 13 + 8 + 8  # root, its children, theirs, and the two level-2 nodes entered
+    old = [{k: v for k, v in visit.items() if k != "shown"} for visit in visits]  # a trajectory without "shown"
+    nodes, _ = graph_elements(tree, old, 1)
+    assert {v["node"] for v in visits} <= {n["id"] for n in nodes}
+    assert any(str(n["id"]).startswith("more-") for n in nodes)  # the children it did not take, as "+N"
+
+
+def test_the_icicle_highlights_the_path_and_escapes_summaries():
+    tree = wide_tree()
+    visits = ten_steps_three_reverts(tree)
+    fig = tree_chart(small_tree(EVIL), [{"node": 2, "move": "down", "to": 1}, {"node": 1, "move": "answer"}])
+    assert all("<script>" not in t and "<img" not in t for t in fig.data[0].hovertext)
+    fig = tree_chart(tree, visits)
+    colors = dict(zip(map(int, fig.data[0].ids), fig.data[0].marker.colors))
+    assert colors[visits[-1]["node"]] == ANSWERED and colors[visits[2]["to"]] == REVERT
+    assert colors[tree.root.id] == REREAD and list(colors.values()).count(REREAD) == 3  # root, b, b0; a, a0 and two leaves were gone back from
+    assert "#1,9" in fig.data[0].labels[-1]

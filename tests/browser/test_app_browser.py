@@ -215,7 +215,7 @@ def test_memory_tree_and_a_memwalker_walk_beside_readagent(page, app_server, sho
     graph = page.frame_locator("iframe").first
     expect(graph.locator("canvas").first).to_be_visible(timeout=20_000)
     shot(page, "10_memory_tree")
-    page.get_by_text("Sunburst", exact=True).click()
+    page.get_by_test_id("stButtonGroup").get_by_text("Sunburst", exact=True).click()
     expect(page.locator(".js-plotly-plot .sunburstlayer").first).to_be_visible(timeout=20_000)
 
     nav(page, "Ask")
@@ -223,9 +223,11 @@ def test_memory_tree_and_a_memwalker_walk_beside_readagent(page, app_server, sho
     idle(page)  # the question is filled in by a rerun: let it land before the next change
     add_method(page, "MemWalker")
     page.get_by_role("button", name="Run", exact=True).click()
+    expect(page.locator(".gme-compare tr")).to_have_count(3, timeout=60_000)  # both answers in one table
+    expect(page.get_by_role("heading", name="ReadAgent-P")).to_be_visible()
+    page.get_by_role("tab", name=re.compile("^MemWalker")).click()  # then a tab a method
     expect(page.get_by_text(re.compile(r"Path walked"))).to_be_visible(timeout=60_000)
     expect(page.get_by_role("heading", name="MemWalker")).to_be_visible()
-    expect(page.get_by_role("heading", name="ReadAgent-P")).to_be_visible()
     expect(page.frame_locator("iframe").first.locator("canvas").first).to_be_visible(timeout=20_000)
     shot(page, "11_ask_readagent_and_memwalker_side_by_side")
 
