@@ -2,6 +2,7 @@
 figures of every method in one table, then a tab a method for what it read and its trace."""
 import streamlit as st
 
+from components.entry import through_app
 from components import charts
 from components.ask_view import comparison_html, render_ask_result
 from components.state import (choose_memory, current_engine, document_token, engine_settings, get_store,
@@ -16,6 +17,8 @@ from core.methods.registry import METHODS
 from core.methods.base import Question
 from core.report import report_html
 from core.samples import find_question, paper_lookup
+
+through_app()
 
 # This page's session state: the runs of the last question asked, with the document they belong to
 # ({"runs": [run ids], "doc": document_token()}); the question's widgets keep their own "ask_" keys,

@@ -6,6 +6,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from components.entry import through_app
 from components import charts
 from components.state import choose_evaluation, current_engine, engine_settings, get_store, open_evaluation
 from components.inspect_view import eval_rows
@@ -18,6 +19,8 @@ from core.eval.runner import EvalRequest, can_resume_here, resume_request, start
 from core.jobs import get_job
 from core.status import DONE, RUNNING
 from core.methods.registry import METHODS
+
+through_app()
 
 # This page's session state: the evaluation job it started or resumed, and the clock of the
 # time-left estimate. Runs hands an evaluation over with ?resume=ID (see resume() below).

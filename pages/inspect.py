@@ -6,6 +6,7 @@ import zlib
 import pandas as pd
 import streamlit as st
 
+from components.entry import through_app
 from components import charts
 from components import inspect_view as view
 from components.ask_view import render_ask_result
@@ -18,6 +19,8 @@ from core.eval.report import (DEFAULT_CATEGORIES, FILTERS, LABEL_FILTERS, ORDERS
 from core.methods.readagent.memory import load_memory
 from core.methods.ask import load_ask
 from core.methods.registry import METHODS
+
+through_app()
 
 view.init_state()
 store = get_store()

@@ -2,11 +2,14 @@
 import pandas as pd
 import streamlit as st
 
+from components.entry import through_app
 from components.state import choose_memory, get_store, require_document
 from components.ui import md, model_name, who, written_by
 from core.methods.readagent.export import memory_json, memory_markdown
 from core.methods.readagent.memory import load_memory
 from core.methods.base import compression_rate
+
+through_app()
 
 store = get_store()
 st.title("Gist memory")

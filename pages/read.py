@@ -1,6 +1,7 @@
 """Read: open a text, build its gist memory and watch pause points and gists appear."""
 import streamlit as st
 
+from components.entry import through_app
 from components.pages_view import memory_pages, pages_chart, render_pages
 from components.state import (choose_memory, current_document, current_engine, document_token, engine_settings,
                               get_store, open_document, set_memory)
@@ -14,6 +15,8 @@ from core.status import DONE, FAILED, RUNNING, STOPPED
 from core.methods.readagent.memory import load_memory
 from core.methods.readagent.presets import PRESETS, choose_preset
 from core.samples import SAMPLES, open_sample
+
+through_app()
 
 UPLOAD_TYPES = ["txt", "md", "markdown", "html", "htm", "epub", "pdf"]
 SETTING_LABELS = {"min_words": "Min words", "max_words": "Max words", "preset": "Preset"}

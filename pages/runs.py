@@ -2,6 +2,7 @@
 import pandas as pd
 import streamlit as st
 
+from components.entry import through_app
 from components.ask_view import render_ask_result
 from components.pages_view import memory_pages, render_pages
 from components.state import current_engine, get_store, open_document, open_evaluation
@@ -15,6 +16,8 @@ from core.methods.readagent.memory import load_memory
 from core.methods.ask import load_ask
 from core.report import report_html
 from core.samples import find_question, paper_lookup
+
+through_app()
 
 store = get_store()
 st.title("Runs")

@@ -1,6 +1,7 @@
 """Tree: MemWalker's memory tree of summaries, as a graph or a sunburst, with the last walk on it."""
 import streamlit as st
 
+from components.entry import through_app
 from components.state import chosen_memory, current_engine, engine_settings, get_store, require_document
 from components.tree_view import node_label
 from components.walk_view import render_tree, render_walk_steps
@@ -11,6 +12,8 @@ from core.methods.ask import load_ask
 from core.status import DONE
 from core.methods.readagent.memory import load_memory
 from core.methods.memwalker.tree import TreeSettings, build_tree, load_tree
+
+through_app()
 
 
 def tree_label(row: dict) -> str:

@@ -4,7 +4,6 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from components.state import EngineSettings
 from core.store import open_db
 from core.llm.simulator import SimulatedLLM
 from tests.conftest import ROOT, book
@@ -219,7 +218,10 @@ def test_model_settings_test_connection(tmp_path, monkeypatch):
 def test_a_question_through_a_model_never_reuses_offline_results(app):
     open_sample(app)
     with SimulatedLLM() as sim:
-        app.session_state["engine_settings"] = EngineSettings("openai", sim.base_url, "gme-simulator", "sk-session")
+        app.sidebar.radio(key="engine_kind").set_value("openai").run()  # as a user does, in the sidebar
+        app.sidebar.text_input(key="engine_base_url").set_value(sim.base_url)
+        app.sidebar.text_input(key="engine_model").set_value("gme-simulator")
+        app.sidebar.text_input(key="engine_api_key").set_value("sk-session").run()
         app.switch_page("pages/ask.py").run()
         app.selectbox(key="ask_sample").set_value(PAPER_Q).run()
         app.button(key="ask_run").click().run()

@@ -60,7 +60,7 @@ def test_a_reload_reopens_the_same_view_from_the_url(app):
     # The browser puts a bound multiselect in the URL as soon as it changes (repeated labels);
     # AppTest only does so on a later run, so the test writes it as the browser would.
     params.setdefault("ask_methods", ["ReadAgent-P", "GistMem", "MemWalker"])
-    table = next(h for h in html_of(app).split("\n") if "gme-compare" in h)
+    table = next(h for h in html_of(app).split("\n") if "<table class=\"gme-compare\"" in h)
     reloaded = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)  # a new session, same database
     for key, value in params.items():
         reloaded.query_params[key] = value
@@ -79,7 +79,7 @@ def test_a_link_to_runs_of_another_database_is_ignored(app):
     reloaded.query_params.update({"doc": app.session_state["app_doc_id"], "runs": "999,abc"})
     reloaded.run()
     reloaded.switch_page("pages/ask.py").run()
-    assert not reloaded.exception and "gme-compare" not in html_of(reloaded)
+    assert not reloaded.exception and '<table class="gme-compare"' not in html_of(reloaded)
 
 
 def test_ask_compares_methods_in_one_table_and_a_tab_each(app):

@@ -38,14 +38,10 @@ def demo(tmp_path_factory):
 
 
 def open_url(page: Page, server, path: str) -> None:
-    """Open a link. A fresh server runs a deep link's page alone (Streamlit's old pages/ mode) until
-    some session has run app.py's st.navigation, so the server's first visit is to its front page."""
-    if not getattr(server, "warm", False):
-        page.goto(server.url)
-        expect(page.get_by_test_id("stSidebarNav")).to_contain_text("Memory tree", timeout=60_000)
-        server.warm = True
+    """Open a link, on a server just started too (the module's first test): the page opens inside
+    the app's navigation, with its settings and page names, not as a lone script."""
     page.goto(f"{server.url}/{path}")
-    expect(page.get_by_test_id("stSidebar")).to_be_visible(timeout=30_000)
+    expect(page.get_by_test_id("stSidebarNav")).to_contain_text("Memory tree", timeout=60_000)
     idle(page)
 
 
