@@ -160,8 +160,8 @@ LOOKUP_PARALLEL = Step(
 
 def _memory_too_long(i: LookupInput) -> str:
     return (f"ReadAgent shows the whole gist memory ({len(i.memory.pages)} pages, {i.memory.gist_words:,} words of "
-            "gists) with the question in one prompt, and this one does not fit; shortening the memory by merging "
-            "pages (the paper's App. I) is not done yet. A method that does not show the whole memory (bm25, "
+            "gists) with the question in one prompt, and this one does not fit; build the memory for this window "
+            "(it is then shortened by merging pages, the paper's App. I, and gisting again, G.3). A method that does not show the whole memory (bm25, "
             "memwalker, segmentplus) works in this window.")
 
 
