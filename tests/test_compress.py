@@ -150,3 +150,43 @@ def test_conditional_gists_are_a_memory_of_their_own(scripted, store):
     offline = build_memory(store, document, OFFLINE, BuildSettings(preset, conditional=question))
     steps = [s["data"] for s in store.steps(offline.run_id) if s["step"] == "gist"]
     assert steps and all(s["outcome"] == "offline" and s["detail"]["conditional"] == question for s in steps)
+
+
+def test_ask_shows_the_pages_dropped_for_room():
+    from components.ask_view import dropped_for_room
+
+    steps = [{"step": "lookup", "detail": {"not_expanded": [4, 9], "fitted": "pages [4, 9] stay gists: ..."}},
+             {"step": "answer", "detail": {}}, {"step": "lookup-sequential"}]
+    assert dropped_for_room(steps) == [([4, 9], "pages [4, 9] stay gists: ...")]
+    assert dropped_for_room([{"step": "lookup", "detail": {"max_pages": 5}}]) == []
+
+
+def fit_screen(db_path: str, memory_id: int, window) -> None:
+    from components.fit_view import render_fit
+    from core.methods.readagent.memory import load_memory
+    from core.store import open_db
+
+    render_fit(load_memory(open_db(db_path), memory_id), window, None, "gme-simulator")
+
+
+def test_the_read_screen_shows_the_merges_and_whether_the_memory_fits(tmp_path):
+    from streamlit.testing.v1 import AppTest
+
+    from components.fit_view import merge_rows
+    from core.store import open_db
+
+    db_path = str(tmp_path / "fit.db")
+    store = open_db(db_path)
+    document = parse_text(_chapters(4), title="Chapters")
+    preset = choose_preset("auto", document.words).with_words(60, 200)
+    result = build_memory(store, document, OFFLINE, BuildSettings(preset, fit_tokens=1024))
+    memory = load_memory(store, result.memory_id)
+    rows = merge_rows(memory)
+    assert rows and any("," in r["original pages"] for r in rows)
+    at = AppTest.from_function(fit_screen, args=(db_path, result.memory_id, None), default_timeout=30).run()
+    assert not at.exception
+    assert at.metric[0].label == "Fits the window" and "fits" in at.metric[0].delta
+    assert any("offline engine (no LLM)" in c.value for c in at.caption)
+    assert any("merges of original pages (App. I)" in c.value for c in at.caption)
+    small = AppTest.from_function(fit_screen, args=(db_path, result.memory_id, 512), default_timeout=30).run()
+    assert "does not fit" in small.metric[0].delta
