@@ -93,12 +93,21 @@ def render_paper_pages(result: AskResult, n_pages: int | None, paper: dict | Non
     st.html(page_strip_html(n_pages, paper[key], css="paper", who="re-read in the paper"))
 
 
+def dropped_for_room(steps: list[dict]) -> list[tuple[list[int], str]]:
+    """The pages a look-up asked for that stayed gists because their raw text would not fit the
+    model's window, with the trace's sentence saying so (ReadAgent-P's budget, -S's early stop)."""
+    return [(list(s["detail"]["not_expanded"]), s["detail"].get("fitted", ""))
+            for s in steps if (s.get("detail") or {}).get("not_expanded")]
+
+
 def render_pages_reread(order: str):
     """ReadAgent's look-ups and the retrievals: the pages re-read on a strip of the whole document."""
     def render(store: Store, result: AskResult, n_pages: int | None) -> None:
         if n_pages:
             st.markdown(f"**Pages re-read** ({order})")
             st.html(page_strip_html(n_pages, result.pages_looked_up))
+        for pages, why in dropped_for_room(result.steps):
+            st.warning(f"Dropped for room: page{'s' if len(pages) > 1 else ''} {pages} stayed gists. {md(why)}")
     return render
 
 

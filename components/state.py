@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from core.config import API_KEY_ENV, BASE_URL_ENV, MODEL_ENV
-from core.store import Store, open_db
+from core.store import Store, loads, open_db
 from core.text.documents import Document
 from core.engine import OFFLINE_LABEL, Engine, make_engine
 from core.llm.local import describe as describe_local, local_server
@@ -133,8 +133,11 @@ def set_memory(memory_id: int | None) -> None:
 
 
 def memory_label(row: dict) -> str:
+    settings = loads(row.get("settings"), {}) or {}
+    fitted = f" · fitted to {row['fit_tokens']:,} tokens" if row.get("fit_tokens") else ""
+    conditional = " · conditional on a question" if settings.get("conditional") else ""
     return (f"{row['engine_label']} · {row['preset']} {row['min_words']}–{row['max_words']} words · "
-            f"{row['pages']} pages")
+            f"{row['pages']} pages{fitted}{conditional}")
 
 
 def choose_memory(store: Store, document: Document, *, key: str) -> int | None:
@@ -147,8 +150,11 @@ def choose_memory(store: Store, document: Document, *, key: str) -> int | None:
     if st.session_state.app_memory_id not in ids:
         st.session_state.app_memory_id = ids[0]
     labels = {r["id"]: memory_label(r) for r in rows}
-    chosen = st.selectbox("Gist memory", ids, index=ids.index(st.session_state.app_memory_id),
-                          format_func=labels.get, key=key)
+    # The session's choice wins over what this picker held last (a build just finished chose its
+    # memory); a choice made in the picker becomes the session's before the page reruns.
+    st.session_state[key] = st.session_state.app_memory_id
+    chosen = st.selectbox("Gist memory", ids, format_func=labels.get, key=key,
+                          on_change=lambda: st.session_state.update(app_memory_id=st.session_state[key]))
     st.session_state.app_memory_id = chosen
     return chosen
 

@@ -141,6 +141,39 @@ GIST_MOVIE = Prompt(
     params={"max_tokens": 128},
 )
 
+GIST_CONDITIONAL = Prompt(
+    name="gist-conditional",
+    source="Ours, for Conditional ReadAgent (paper App. G.1: the gisting step includes the task); the paper "
+           "describes this variant without printing a prompt, so the gisting prompt is extended with the question",
+    keys={"question": "the question known before reading", "page": GIST.keys["page"]},
+    text="""Please shorten the following passage. Keep what is needed to answer the question below, and drop what is not.
+Just give me a shortened version. DO NOT explain your reason.
+
+Question:
+{question}
+
+Passage:
+{page}
+""",
+)
+
+# --- Context length control: page merging (App. I) ----------------------------------------------
+
+PAGE_MERGE = Prompt(
+    name="page-merge",
+    source="ReadAgent paper, App. I 'Example NarrativeQA Gutenberg Page Merging Prompt', word for word",
+    keys={"previous_page": "the earlier page's text (its end when it is too long for the window)",
+          "current_page": "the next page's text (its start when it is too long for the window)"},
+    text="""Given Page 1 and Page 2, please tell me whether Page 2 starts a new chapter/section/book that is different from what’s in Page 1. Please answer with yes, no, or not sure.
+
+Page 1:
+{previous_page}
+
+Page 2:
+{current_page}
+""",
+)
+
 # --- Interactive look-up (Sec. 3.2) ------------------------------------------------------------
 
 _LOOKUP_KEYS = {
@@ -497,7 +530,7 @@ def format_options(options) -> str:
 
 ALL = [
     PAGINATION, PAGINATION_QMSUM, PAGINATION_BOOK, PAGINATION_MOVIE,
-    GIST, GIST_MOVIE,
+    GIST, GIST_MOVIE, GIST_CONDITIONAL, PAGE_MERGE,
     LOOKUP_PARALLEL, LOOKUP_PARALLEL_RANKED, LOOKUP_SEQUENTIAL,
     ANSWER_CHOICE, ANSWER_FREEFORM,
     REASK,

@@ -2,6 +2,7 @@
 import streamlit as st
 
 from components.entry import through_app
+from components.fit_view import render_fit
 from components.pages_view import memory_pages, pages_chart, render_pages
 from components.state import (choose_memory, current_document, current_engine, document_token, engine_settings,
                               get_store, open_document, set_memory)
@@ -58,7 +59,8 @@ def settings_for(document) -> BuildSettings:
     preset = choose_preset(st.session_state.read_preset, document.words)
     if st.session_state.get("read_custom_words"):  # the min/max widgets exist only then
         preset = preset.with_words(st.session_state.get("read_min_words"), st.session_state.get("read_max_words"))
-    return BuildSettings(preset, hard_breaks=st.session_state.read_hard_breaks)
+    conditional = st.session_state.get("read_question", "").strip() if st.session_state.get("read_conditional") else ""
+    return BuildSettings(preset, hard_breaks=st.session_state.read_hard_breaks, conditional=conditional)
 
 
 def auto_build(document) -> None:
@@ -165,6 +167,10 @@ with st.expander("Pagination settings", expanded=False):
         c2.number_input("Min words", value=base.min_words, disabled=True, key=f"read_min_words_{base.name}")
         c3.number_input("Max words", value=base.max_words, disabled=True, key=f"read_max_words_{base.name}")
     c1.checkbox("Chapter headings end pages", key="read_hard_breaks")
+    c1.checkbox("Gist with a question known (Conditional ReadAgent, App. G.1)", key="read_conditional",
+                help="Stored as its own memory, beside the unconditional one, so both can be compared.")
+    if st.session_state.get("read_conditional"):
+        c2.text_input("Question known while gisting", key="read_question")
     if engine_settings().kind == "openai":
         c2.number_input("Concurrent model calls", 1, 64, key="read_concurrency")
 
@@ -239,6 +245,12 @@ m3.metric("Compression rate", f"{memory.compression_rate:.1f}%")
 m4.metric("Fallback breaks", sum(1 for p in memory.pages if p.break_by == "fallback"))
 by = model_name(memory.engine_label)
 st.caption(f"Pause points {md(who(memory.pages[0].break_by, by))} · gists by {md(memory.engine_label)}")
+try:
+    chosen = current_engine(store)
+except GistError:
+    chosen = None
+render_fit(memory, chosen.context_tokens if chosen else None, chosen.model if chosen else None,
+           chosen.label if chosen else "")
 st.plotly_chart(pages_chart(pages, document.words), width="stretch", key="read_pages_chart")
 legend()
 render_pages(document, pages, key="read_memory_pages", by=by)

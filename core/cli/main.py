@@ -57,6 +57,11 @@ def make_parser() -> argparse.ArgumentParser:
     build.add_argument("--no-hard-breaks", action="store_true", help="let pages cross chapter headings")
     build.add_argument("--rebuild", action="store_true", help="build again even if this memory exists")
     build.add_argument("--title", help="title to store (default: from the file)")
+    build.add_argument("--conditional", metavar="QUESTION", default="",
+                       help="Conditional ReadAgent (App. G.1): gist with this question known; stored as its own memory")
+    build.add_argument("--fit-tokens", type=int, metavar="N",
+                       help="fit the memory into an N-token window by merging pages (App. I) and gisting again "
+                            "(G.3); default: the model's window (the offline engine: none)")
     build.add_argument("--book", type=int, default=1, metavar="N",
                        help="the Nth book of a file holding several Project Gutenberg books (default 1)")
     _common(build)
@@ -240,8 +245,10 @@ def cmd_build(args) -> int:
     preset = choose_preset(args.preset, document.words).with_words(args.min_words, args.max_words)
     bar = _Bar(document.words)
     try:
-        result = build_memory(store, document, engine, BuildSettings(preset, hard_breaks=not args.no_hard_breaks),
-                              concurrency=max(1, args.concurrency), progress=bar, rebuild=args.rebuild)
+        settings = BuildSettings(preset, hard_breaks=not args.no_hard_breaks, conditional=args.conditional,
+                                 fit_tokens=args.fit_tokens)
+        result = build_memory(store, document, engine, settings, concurrency=max(1, args.concurrency), progress=bar,
+                              rebuild=args.rebuild)
     finally:
         bar.close()
     r = result
@@ -251,10 +258,21 @@ def cmd_build(args) -> int:
         f"engine: {r.engine_label} | preset {r.preset} ({r.min_words}-{r.max_words} words) | "
         f"{r.llm_calls} model calls ({r.cached_calls} from cache) | {r.fallback_breaks} fallback breaks | "
         f"{r.seconds:.2f} s{' | already built, reused' if r.reused else ''}\n"
-        f'Ask it: python -m core ask {r.doc_id} "Your question?"'
+        f"{_fit_line(r.fit)}{'conditional on: ' + r.conditional + chr(10) if r.conditional else ''}"
+        f'Ask it: python -m core ask {r.doc_id} "Your question?" --memory {r.memory_id}'
     )
     _emit(args, r.as_json(), text)
     return 0
+
+
+def _fit_line(fit: dict | None) -> str:
+    """How the memory was fitted into the window (App. I, G.3), one line; "" when it fit as built."""
+    if not fit or fit["memory_id"] == fit["parent_id"]:
+        return ""
+    verdict = "fits" if fit["fits"] else "STILL DOES NOT FIT"
+    return (f"fitted to a {fit['window']:,}-token window: {fit['pages_before']} -> {fit['pages_after']} pages "
+            f"({fit['merges']} merges in {fit['merge_rounds']} rounds, {fit['gisted_again']} gists gisted again), "
+            f"{fit['tokens_before']:,} -> {fit['tokens_after']:,} tokens of gists (room {fit['room']:,}): {verdict}\n")
 
 
 def cmd_ask(args) -> int:

@@ -163,7 +163,25 @@ def _paginate(prompt: str) -> str:
 
 @responder(prompts.GIST, prompts.GIST_MOVIE)
 def _gist(prompt: str) -> str:
-    return lexical.shorten(_between(prompt, "Passage:\n").strip())
+    passage = _between(prompt, "Passage:\n").strip()
+    gist = lexical.shorten(passage)
+    # Asked to shorten a passage that is already a gist (iterative gisting), it still shortens it.
+    return rules.shorter_gist(passage)[0] if count_words(gist) >= count_words(passage) > 12 else gist
+
+
+@responder(prompts.GIST_CONDITIONAL)
+def _gist_conditional(prompt: str) -> str:
+    question = _between(prompt, "Question:\n", "\n\nPassage:\n").strip()
+    return rules.conditional_gist(_between(prompt, "\n\nPassage:\n").strip(), question)[0]
+
+
+@responder(prompts.PAGE_MERGE)
+def _page_merge(prompt: str) -> str:
+    current = _between(prompt, "\n\nPage 2:\n").strip()
+    first = next((line for line in current.split("\n") if line.strip()), "")
+    if is_heading(first):
+        return f"Yes. Page 2 starts a new part: {first.strip()[:60]}"
+    return "No, Page 2 continues what is in Page 1."
 
 
 def _memory_from(text: str) -> GistMemory:

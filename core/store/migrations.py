@@ -169,6 +169,17 @@ def m009_runs_and_results_at_scale(db: sqlite_utils.Database) -> None:
     db["runs"].create_index(["kind", "id"])
 
 
+@migration()
+def m010_page_history(db: sqlite_utils.Database) -> None:
+    """Page merging (ReadAgent App. I) and iterative gisting (App. G.3) make a memory from another:
+    a memory says which one it was made from (``parent_id``) and the window it was fitted to; each
+    page says which of the parent's pages it holds (``sources``, a JSON list of page indexes) and
+    how many times its gist was gisted again (``gist_rounds``)."""
+    db["memories"].add_column("parent_id", int)
+    db["memories"].add_column("fit_tokens", int)
+    db["pages"].add_column("sources", str)
+    db["pages"].add_column("gist_rounds", int)
+
 def now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
 

@@ -291,3 +291,19 @@ def test_every_kind_of_method_side_by_side_through_the_simulator(page, app_serve
     expect(page.get_by_text("Words in context per method")).to_be_visible()
     assert page.locator(".gme-strip").count() >= 4  # ReadAgent, BM25 and embedding pages; Segment+ notes
     shot(page, "14_ask_methods_side_by_side_simulator")
+
+
+def test_a_conditional_memory_is_built_beside_the_unconditional_one(page, app_server, shot):
+    open_off_course(page, app_server)
+    expect(page.get_by_text("The offline engine (no LLM) has no window to fit").first).to_be_visible(timeout=20_000)
+    page.get_by_text("Pagination settings").click()
+    page.get_by_text("Gist with a question known (Conditional ReadAgent, App. G.1)").click()
+    box = page.get_by_role("textbox", name="Question known while gisting")
+    box.fill(PAPER_QUESTION)
+    box.press("Enter")
+    idle(page)
+    page.get_by_role("button", name="Build gist memory").click()
+    expect(page.get_by_text("Conditional ReadAgent (App. G.1): gisted for the question").first).to_be_visible(
+        timeout=60_000)
+    expect(page.get_by_role("combobox", name="Gist memory")).to_have_value(re.compile("conditional on a question"))
+    shot(page, "read_conditional_memory")

@@ -28,6 +28,7 @@ from typing import Callable
 from core.concurrency import Slots, TaskGroup
 from core.errors import Cancelled
 from core.jobs import Job, find_job, start_job
+from core.methods.readagent.compress import fit_memory
 from core.methods.readagent.memory import GistMemory, load_memory
 from core.methods.readagent.pagination import forced_break, make_window
 from core.methods.readagent.presets import Preset
@@ -47,12 +48,21 @@ WAIT_S = 0.25  # how often a build waiting for the same build elsewhere looks ag
 class BuildSettings:
     preset: Preset
     hard_breaks: bool = True  # chapter/section headings end pages, and chapters paginate independently
+    conditional: str = ""  # Conditional ReadAgent (App. G.1): gist with this question known; its own memory
+    # Fit the memory into a window (App. I merging, G.3 iterative gisting): ``fit_tokens``, else the
+    # model's window when ``fit``; the fitted memory is a memory of its own, made from this one.
+    fit: bool = True
+    fit_tokens: int | None = None
+
+    def fit_window(self, engine) -> int | None:
+        return self.fit_tokens or (getattr(engine, "context_tokens", None) if self.fit else None)
 
     def as_dict(self) -> dict:
         p = self.preset
+        extra = {"conditional": self.conditional} if self.conditional else {}
         return {"preset": p.name, "min_words": p.min_words, "max_words": p.max_words,
                 "hard_breaks": self.hard_breaks, "preceding_words": p.preceding_words,
-                "short_tail_words": p.short_tail_words}
+                "short_tail_words": p.short_tail_words, **extra}
 
     def key(self, engine_key: str) -> str:
         """Identifies a memory: the same document, engine and key give the same pages."""
@@ -104,6 +114,8 @@ class BuildResult:
     input_tokens: int = 0
     output_tokens: int = 0
     fallback_gists: int = 0
+    fit: dict | None = None  # how the memory was fitted into a window (``FitResult``), if it had to be
+    conditional: str = ""
 
     def as_json(self) -> dict:
         return asdict(self)
@@ -186,7 +198,8 @@ class _Builder:
         text = self.document.span_text(page["start"], page["end"])
         with self._take((-1,)):
             self._check()
-            decision = self.engine.decide(GIST, GistInput(text, page["words"], self.preset))
+            decision = self.engine.decide(GIST, GistInput(text, page["words"], self.preset,
+                                                          self.settings.conditional))
         trace = decision.trace
         trace.detail["page_start"] = start
         self.store.add_step(self.run_id, next(self.seq), "gist", trace.outcome, trace.to_dict(), trace.seconds)
@@ -230,7 +243,28 @@ class _Builder:
 def build_memory(store: Store, document: Document, engine, settings: BuildSettings, *,
                  concurrency: int = 8, progress: Callable[[BuildEvent], None] | None = None,
                  cancel: threading.Event | None = None, rebuild: bool = False) -> BuildResult:
-    """Build (or reuse) the gist memory of ``document``. See the module docstring."""
+    """Build (or reuse) the gist memory of ``document``, then, when it does not fit the window
+    (``settings.fit_window``), fit it (``compress.fit_memory``): the result names the fitted memory."""
+    result = _build(store, document, engine, settings, concurrency=concurrency, progress=progress, cancel=cancel,
+                    rebuild=rebuild)
+    result.conditional = settings.conditional
+    window = settings.fit_window(engine)
+    if not window:
+        return result
+    memory = load_memory(store, result.memory_id, document)
+    fit = fit_memory(store, document, memory, engine, settings.preset, window, concurrency=concurrency,
+                     rebuild=rebuild)
+    result.fit = fit.as_json()
+    if fit.memory_id != result.memory_id:
+        fitted = load_memory(store, fit.memory_id, document)
+        result.memory_id, result.pages = fit.memory_id, len(fitted.pages)
+        result.gist_words, result.compression_rate = fitted.gist_words, fitted.compression_rate
+    return result
+
+
+def _build(store: Store, document: Document, engine, settings: BuildSettings, *, concurrency: int,
+           progress: Callable[[BuildEvent], None] | None, cancel: threading.Event | None,
+           rebuild: bool) -> BuildResult:
     started = time.perf_counter()
     store.save_document(document)
     preset = settings.preset

@@ -51,8 +51,8 @@ def _check_memory_fits(engine, memory: GistMemory, question: Question, method: s
         raise ContextWindowError(
             f"{method} answers from the whole gist memory ({len(memory.pages)} pages, {memory.gist_words:,} words of "
             f"gists, {tokens:,} tokens), which does not fit with the question in the model's "
-            f"{describe(engine.context_tokens)}; shortening the memory by merging pages (the paper's App. I) is "
-            "not done yet. A method that does not show the whole memory (bm25, memwalker, segmentplus) works in "
+            f"{describe(engine.context_tokens)}; build the memory for this window (it is then shortened by merging "
+            "pages, the paper's App. I, and gisting again, G.3). A method that does not show the whole memory (bm25, memwalker, segmentplus) works in "
             "this window.")
 
 

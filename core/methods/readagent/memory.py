@@ -28,6 +28,10 @@ class Page:
     break_by: str = ""  # how the pause point ending this page was chosen (a trace outcome)
     break_reason: str = ""
     gist_by: str = ""
+    # Page history (App. I, G.3): the pages of the memory this one was made from that this page
+    # holds (empty: it is its own), and how many times its gist was gisted again.
+    sources: tuple[int, ...] = ()
+    gist_rounds: int = 0
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,13 @@ class GistMemory:
     engine_label: str = ""
     preset: str = ""
     settings: dict = field(default_factory=dict, compare=False)
+    parent_id: int | None = None  # the memory this one was fitted from (App. I), if any
+    fit_tokens: int | None = None  # the window it was fitted to
+
+    @property
+    def conditional(self) -> str:
+        """The question its gists were made for (Conditional ReadAgent, App. G.1), or ""."""
+        return self.settings.get("conditional") or ""
 
     @property
     def gist_words(self) -> int:
@@ -68,17 +79,21 @@ def load_memory(store: Store, memory_id: int, document: Document | None = None) 
     pages = tuple(
         Page(index=i, start=r["start"], end=r["end"], text=document.span_text(r["start"], r["end"]),
              words=r["words"], gist=r["gist"] or "", gist_words=r["gist_words"] or 0, break_by=r["break_by"] or "",
-             break_reason=r["break_reason"] or "", gist_by=r["gist_by"] or "")
+             break_reason=r["break_reason"] or "", gist_by=r["gist_by"] or "",
+             sources=tuple(loads(r.get("sources"), [])), gist_rounds=r.get("gist_rounds") or 0)
         for i, r in enumerate(store.page_rows(memory_id))
     )
     return GistMemory(doc_id=document.id, title=document.title, words=document.words, pages=pages,
                       memory_id=memory_id, engine=row["engine"], engine_label=row["engine_label"] or "",
-                      preset=row["preset"] or "", settings=loads(row["settings"], {}))
+                      preset=row["preset"] or "", settings=loads(row["settings"], {}),
+                      parent_id=row.get("parent_id"), fit_tokens=row.get("fit_tokens"))
 
 
 def latest_memory(store: Store, document: Document, engine_key: str | None = None) -> GistMemory:
-    """The newest complete gist memory of a document, built by ``engine_key`` if given."""
+    """The newest complete gist memory of a document, built by ``engine_key`` if given. A memory
+    gisted for one question (Conditional ReadAgent) is only chosen when there is no other."""
     rows = store.memories_for(document.id, status=COMPLETE)
+    rows = sorted(rows, key=lambda r: bool(loads(r["settings"], {}).get("conditional")))  # stable: newest first
     if engine_key is not None:
         rows = [r for r in rows if r["engine"] == engine_key]
     if not rows:

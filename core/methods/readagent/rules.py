@@ -121,6 +121,31 @@ def gist(page_text: str) -> tuple[str, dict]:
     return text, {"method": "extractive: the most informative sentences, in order", "gist_words": count_words(text)}
 
 
+def shorter_gist(gist_text: str) -> tuple[str, dict]:
+    """Iterative gisting offline (App. G.3): the gist shortened again, extractively (about half of
+    it); a gist of one or two long sentences that cannot lose a whole one keeps its first 60% of
+    words, cut between words and marked with an ellipsis."""
+    words = count_words(gist_text)
+    text = lexical.shorten(gist_text, ratio=0.5, min_words=12)
+    method = "extractive: the most informative sentences of the gist"
+    if count_words(text) >= words and words > 12:
+        text = " ".join(gist_text.split()[: max(12, int(words * 0.6))]) + " …"
+        method = "the gist's first 60% of words (no whole sentence could go)"
+    return text, {"method": method, "gist_words": count_words(text)}
+
+
+def conditional_gist(page_text: str, question: str) -> tuple[str, dict]:
+    """Conditional ReadAgent offline (App. G.1): the extractive gist, with the sentences that
+    match the question best (BM25) put back in, in text order."""
+    base = lexical.shorten(page_text)
+    sents = lexical.sentences(page_text)
+    ranked = [i for i, s in lexical.rank(question, sents) if s > 0][:2]
+    chosen = set(ranked) | {i for i, s in enumerate(sents) if s in base}
+    text = " ".join(s for i, s in enumerate(sents) if i in chosen)
+    return text, {"method": "extractive, with the sentences matching the question best (BM25)",
+                  "question_sentences": ranked, "gist_words": count_words(text)}
+
+
 def _page_scores(memory: GistMemory, question: Question) -> list[tuple[int, float]]:
     return lexical.rank(question.with_options(), [p.gist for p in memory.pages])
 

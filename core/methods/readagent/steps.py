@@ -87,6 +87,17 @@ class GistInput:
     text: str
     words: int
     preset: Preset
+    condition: str = ""  # Conditional ReadAgent (App. G.1): the question known while gisting
+
+
+def _gist_prompt(i: GistInput) -> str:
+    if i.condition:
+        return prompts.GIST_CONDITIONAL.format(question=i.condition, page=i.text)
+    return i.preset.gist_prompt.format(page=i.text)
+
+
+def _gist_rule(i: GistInput) -> tuple[str, dict]:
+    return rules.conditional_gist(i.text, i.condition) if i.condition else rules.gist(i.text)
 
 
 DEFAULT_GIST_TOKENS = 512
@@ -101,11 +112,12 @@ def gist_tokens(i: GistInput) -> int:
 
 GIST = Step(
     name="gist",
-    prompt=lambda i: i.preset.gist_prompt.format(page=i.text),
+    prompt=_gist_prompt,
     parse=lambda reply, i: parse_gist(reply, i.words, i.text),
     fallback=lambda i, attempts: (lexical.shorten(i.text), f"no usable gist in {len(attempts)} replies; used an "
                                                            "extractive gist (offline, no LLM)"),
-    rule=lambda i: rules.gist(i.text),
+    rule=_gist_rule,
+    detail=lambda i: {"conditional": i.condition} if i.condition else {},
     max_tokens=gist_tokens,
     min_tokens=32,
     too_long=lambda i: "The page is longer than this window can hold; a memory built with this window has pages "
@@ -148,8 +160,8 @@ LOOKUP_PARALLEL = Step(
 
 def _memory_too_long(i: LookupInput) -> str:
     return (f"ReadAgent shows the whole gist memory ({len(i.memory.pages)} pages, {i.memory.gist_words:,} words of "
-            "gists) with the question in one prompt, and this one does not fit; shortening the memory by merging "
-            "pages (the paper's App. I) is not done yet. A method that does not show the whole memory (bm25, "
+            "gists) with the question in one prompt, and this one does not fit; build the memory for this window "
+            "(it is then shortened by merging pages, the paper's App. I, and gisting again, G.3). A method that does not show the whole memory (bm25, "
             "memwalker, segmentplus) works in this window.")
 
 
