@@ -32,7 +32,8 @@ def render_fit(memory: GistMemory, window: int | None, model: str | None, engine
         st.metric("Fits the window", f"{tokens:,} / {room:,} tokens", delta=verdict,
                   delta_color="normal" if tokens <= room else "inverse",
                   help="Tokens of the gist memory as ReadAgent shows it, against the room it has beside the "
-                       "look-up instructions, a question and the answer.")
+                       "look-up instructions, a question and the answer. Fitting a memory "
+                       "aims at a third less, so that a look-up has room to re-read pages.")
         st.caption(f"Gist memory {verdict} in {whose}.")
     else:
         st.caption(f"Gist memory: {tokens:,} tokens. The offline engine (no LLM) has no window to fit.")

@@ -68,7 +68,7 @@ def test_a_server_always_answering_break_point_999_gets_no_gist_stored(store):
 
 def _is_hostile(gist: str) -> bool:
     return (not gist.strip() or refusal(gist) or bool(other_answer(gist)) or gist.startswith(GIST_OPENING)
-            or gist.lower().startswith(("hmm", "you are given", "please")))
+            or gist.lower().startswith(("hmm", "you are given", "please shorten the following passage")))
 
 
 def test_a_fifty_percent_malformed_build_stores_no_hostile_gist_and_a_rebuild_brings_none_back(store):

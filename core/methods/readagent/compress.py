@@ -51,6 +51,11 @@ YES, NO, UNSURE = "yes", "no", "not sure"
 MERGE_TOKENS = 24  # "No." or "Yes, Page 2 starts Chapter 5."
 REGIST_TOKENS = 256  # the reply budget a re-gist from raw text must leave room for
 QUESTION_TOKENS = 256  # room kept beside the memory for the question and its options
+# A memory that fills the window leaves no look-up any room: every page asked for would stay a
+# gist. Fitting aims to keep a third of the room for the raw pages a look-up re-reads (about one
+# QuALITY page in a 4,096-token window); a memory that cannot shrink that far still fits if it
+# leaves the question and the answer their room.
+READ_BACK_SHARE = 1 / 3
 MAX_GIST_ROUNDS = 3
 ITERATIVE = "gist-again"
 
@@ -116,16 +121,18 @@ ITERATIVE_GIST = replace(GIST, name=ITERATIVE, rule=lambda i: rules.shorter_gist
 
 # --- does a memory fit? ------------------------------------------------------------------------------
 
-def memory_room(window: int, preset: Preset, model: str | None = None) -> int:
+def memory_room(window: int, preset: Preset, model: str | None = None, *, read_back: bool = False) -> int:
     """The most tokens a gist memory may have in ``window`` so that ReadAgent's look-up prompts and
-    its answer prompt fit with a question of ``QUESTION_TOKENS``."""
+    its answer prompt fit with a question of ``QUESTION_TOKENS``; with ``read_back``, less
+    ``READ_BACK_SHARE`` of that kept for the pages a look-up re-reads (what fitting aims for)."""
     empty = GistMemory(doc_id="", title="", words=0, pages=())
     question = Question("")
     lookups = [LOOKUP_PARALLEL.prompt(LookupInput(empty, question, preset, max_pages=5)),
                LOOKUP_NEXT.prompt(LookupInput(empty, question, preset))]
     lookup_room = input_budget(window, LOOKUP_TOKENS) - max(count_tokens(p, model) for p in lookups)
     answer = answer_room(SimpleNamespace(context_tokens=window, model=model), question)
-    return min(lookup_room, answer) - QUESTION_TOKENS
+    room = min(lookup_room, answer) - QUESTION_TOKENS
+    return room - max(0, int(room * READ_BACK_SHARE)) if read_back else room
 
 
 def memory_tokens(memory: GistMemory, model: str | None = None) -> int:
@@ -156,7 +163,8 @@ class FitResult:
     memory_id: int
     parent_id: int
     window: int
-    room: int
+    room: int  # the most the memory may hold (look-ups and answer still fit)
+    target: int  # what fitting aims for: the room less READ_BACK_SHARE kept for pages re-read
     fits: bool
     pages_before: int
     pages_after: int
@@ -183,7 +191,7 @@ class _Fitter:
         self.store, self.document, self.memory, self.engine, self.preset = store, document, memory, engine, preset
         self.window, self.run_id = window, run_id
         self.model = engine.model
-        self.room = memory_room(window, preset, self.model)
+        self.room = memory_room(window, preset, self.model, read_back=True)
         self.workers = engine.workers(concurrency)
         self.seq = 0
         self.counts = {"merge_rounds": 0, "merges": 0, "registed": 0, "gisted_again": 0}
@@ -307,10 +315,11 @@ def fit_memory(store: Store, document: Document, memory: GistMemory, engine, pre
     """The memory fitted into ``window`` (see the module docstring), stored as a memory of its own
     (reused when it exists); ``memory`` itself when it already fits (``memory_id == parent_id``)."""
     room = memory_room(window, preset, engine.model)
+    target = memory_room(window, preset, engine.model, read_back=True)
     before = memory_tokens(memory, engine.model)
-    base = dict(parent_id=memory.memory_id, window=window, room=room, pages_before=len(memory.pages),
+    base = dict(parent_id=memory.memory_id, window=window, room=room, target=target, pages_before=len(memory.pages),
                 tokens_before=before, merge_rounds=0, merges=0, registed=0, gisted_again=0)
-    if before <= room:
+    if before <= target:
         return FitResult(memory_id=memory.memory_id, fits=True, pages_after=len(memory.pages), tokens_after=before,
                          reused=True, **base)
     parent = store.get_memory_row(memory.memory_id)
@@ -349,7 +358,8 @@ def fit_memory(store: Store, document: Document, memory: GistMemory, engine, pre
         verdict = "fits" if result.fits else "still does not fit"
         note = by_rule("fit", result.fits,
                        f"{len(memory.pages)} pages ({before:,} tokens of gists) -> {len(pages)} pages ({after:,} "
-                       f"tokens); room for the memory in the {describe(window)}: {room:,} tokens; it {verdict}",
+                       f"tokens); room for the memory in the {describe(window)}: {room:,} tokens, aiming at {target:,} to "
+                       f"leave room for pages re-read; it {verdict}",
                        **fitter.counts)
         fitter._log("fit", note.trace)
         store.update_memory(memory_id, status=COMPLETE, pages=len(pages), words=document.words,
