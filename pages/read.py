@@ -192,11 +192,11 @@ def stop_build() -> None:
     job.wait(15)
 
 
-b1, b2, _ = st.columns([1, 1, 4])
+buttons = st.container(horizontal=True)  # each button as wide as its label: never cut at 1280 px
 label = "Resume build" if job is not None and job.status in (STOPPED, FAILED) else "Build gist memory"
-b1.button(label, type="primary", disabled=running, key="read_build", on_click=start, args=(document, settings))
+buttons.button(label, type="primary", disabled=running, key="read_build", on_click=start, args=(document, settings))
 if running:
-    b2.button("Stop", key="read_stop", on_click=stop_build)
+    buttons.button("Stop", key="read_stop", on_click=stop_build)
 st.caption(f"Engine: {md(engine_settings().label)} · preset {settings.preset.name} "
            f"({settings.preset.min_words}–{settings.preset.max_words} words)")
 
