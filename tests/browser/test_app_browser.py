@@ -72,7 +72,8 @@ def test_off_course_sample_shows_the_papers_memory_and_answers_the_papers_questi
     reread = page.locator(".gme-cell.reread")
     expect(reread.first).to_be_visible()
     assert 1 <= reread.count() <= 5
-    assert page.locator(".gme-cell").count() == 8
+    assert page.locator(".gme-strip").first.locator(".gme-cell").count() == 8  # ours; the paper's strip follows
+    assert page.locator(".gme-cell.paper").count() == 2  # the paper's ReadAgent re-read pages 5 and 6
     expect(page.get_by_text("In the paper, ReadAgent with PaLM 2-L re-read pages 5, 6")).to_be_visible()
     page.get_by_text("Context sent to the model for the answer").click()
     expect(page.locator(".gme-ctx.raw").first).to_be_visible()
@@ -285,11 +286,19 @@ def test_every_kind_of_method_side_by_side_through_the_simulator(page, app_serve
     for label in ("Segment+", "BM25 top-k", "Embedding top-k"):
         add_method(page, label)
     page.get_by_role("button", name="Run", exact=True).click()
-    for heading in ("ReadAgent-P", "Segment+", "BM25 top-k", "Embedding top-k"):
-        expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible(timeout=60_000)
-    expect(page.get_by_text(re.compile(r"Segment notes"))).to_be_visible()
+    table = page.locator(".gme-compare")  # one row a method, then a tab a method
+    expect(table.locator("tr")).to_have_count(5, timeout=60_000)
+    for label in ("ReadAgent-P", "Segment+", "BM25 top-k", "Embedding top-k"):
+        expect(table.locator("td.method", has_text=label)).to_have_count(1)
     expect(page.get_by_text("Words in context per method")).to_be_visible()
-    assert page.locator(".gme-strip").count() >= 4  # ReadAgent, BM25 and embedding pages; Segment+ notes
+    strips = 0
+    for label in ("ReadAgent-P", "Segment+", "BM25 top-k", "Embedding top-k"):
+        page.get_by_role("tab", name=re.compile("^" + re.escape(label) + " · #")).click()
+        expect(page.get_by_role("heading", name=label, exact=True)).to_be_visible(timeout=20_000)
+        strips += page.locator(".gme-strip:visible").count()
+    page.get_by_role("tab", name=re.compile(r"^Segment\+ · #")).click()
+    expect(page.get_by_text(re.compile(r"Segment notes"))).to_be_visible()
+    assert strips >= 4  # ReadAgent, BM25 and embedding pages; Segment+ notes
     shot(page, "14_ask_methods_side_by_side_simulator")
 
 
