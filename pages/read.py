@@ -270,8 +270,10 @@ if build_run:
             row = store.get_memory_row(memory.memory_id)
             preset = choose_preset(memory.preset or "auto", document.words).with_words(row.get("min_words"),
                                                                                       row.get("max_words"))
-            st.markdown("**Estimate before the build, and what it took**")
-            input_price, output_price = price_inputs("read_actual")
+            st.markdown("**Estimate before the build, and what it took** (cost at the prices given in the "
+                        "estimate above)")
+            input_price = st.session_state.get("read_estimate_input_price")
+            output_price = st.session_state.get("read_estimate_output_price")
             st.dataframe(estimate_table(estimate_build(document.words, preset), input_price=input_price,
                                         output_price=output_price, actual=build_actuals(store, build_run)),
                          hide_index=True, key="read_actual_table")
