@@ -158,7 +158,8 @@ def build_timeline(spans, title: str = "Model calls over time") -> go.Figure:
     lanes = 1 + max((s.lane for s in spans), default=0)
     fig.update_layout(barmode="overlay", height=min(560, 150 + 18 * lanes), margin=dict(l=10, r=10, t=40, b=10),
                       title=title, xaxis_title="seconds from the first call", yaxis_title="lane",
-                      legend_title_text="step", bargap=0.1)
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1),
+                      legend_title_text="", bargap=0.1)
     fig.update_yaxes(autorange="reversed", tickmode="linear", tick0=0, dtick=max(1, lanes // 8),
                      range=[lanes - 0.5, -0.5])
     fig.update_xaxes(rangemode="tozero")

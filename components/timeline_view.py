@@ -24,7 +24,7 @@ def render_build_timeline(store: Store, run_id: int, *, key: str) -> None:
     if not spans:
         st.caption("This build recorded no model calls and no timed steps (it reused a memory already built).")
         return
-    chart, table = st.columns([3, 1.4])
+    chart, table = st.columns([3, 2])
     chart.plotly_chart(build_timeline(spans, title), width="stretch", key=f"{key}_timeline")
     totals = pd.DataFrame(totals_by_step(spans)).rename(columns={"calls": what})
     if not calls:
@@ -35,8 +35,8 @@ def render_build_timeline(store: Store, run_id: int, *, key: str) -> None:
     lanes = 1 + max(s.lane for s in spans)
     end = max(s.end for s in spans)
     busy = sum(s.seconds for s in spans)
-    table.caption(f"{len(spans)} {what} in {end:.1f} s on at most {lanes} lane{'s' if lanes != 1 else ''} "
-                  f"(at most {lanes} at once); {busy:.1f} s of {what} in all.")
+    table.caption(f"{len(spans)} {what} in {end:.1f} s, at most {lanes} at once (a lane each); "
+                  f"{busy:.1f} s of {what} in all.")
     if not calls:
         st.caption(f"An {OFFLINE_TAG} build: the bars are the steps' own timings, not model calls.")
 

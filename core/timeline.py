@@ -102,11 +102,11 @@ def totals_by_step(spans: list[Span]) -> list[dict]:
     """Per step, in order of first appearance: spans, seconds, input and output tokens, replays."""
     out: dict[str, dict] = {}
     for s in spans:
-        row = out.setdefault(s.step, {"step": s.step, "calls": 0, "seconds": 0.0, "input tokens": 0,
-                                      "output tokens": 0, "replayed": 0})
+        row = out.setdefault(s.step, {"step": s.step, "calls": 0, "seconds": 0.0, "tokens in": 0,
+                                      "tokens out": 0, "replayed": 0})
         row["calls"] += 1
         row["seconds"] = round(row["seconds"] + s.seconds, 3)
-        row["input tokens"] += s.input_tokens
-        row["output tokens"] += s.output_tokens
+        row["tokens in"] += s.input_tokens
+        row["tokens out"] += s.output_tokens
         row["replayed"] += int(s.cached)
     return list(out.values())

@@ -59,8 +59,8 @@ def test_call_spans_from_logged_calls():
         (4, "gist", 3.5, 4.0, 0)]
     assert spans[3].cached and not spans[0].cached
     assert totals_by_step(spans) == [
-        {"step": "pagination", "calls": 2, "seconds": 2.5, "input tokens": 1700, "output tokens": 50, "replayed": 0},
-        {"step": "gist", "calls": 2, "seconds": 2.5, "input tokens": 900, "output tokens": 170, "replayed": 1}]
+        {"step": "pagination", "calls": 2, "seconds": 2.5, "tokens in": 1700, "tokens out": 50, "replayed": 0},
+        {"step": "gist", "calls": 2, "seconds": 2.5, "tokens in": 900, "tokens out": 170, "replayed": 1}]
 
 
 def test_step_spans_of_an_offline_build():
