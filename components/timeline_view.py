@@ -24,13 +24,16 @@ def render_build_timeline(store: Store, run_id: int, *, key: str) -> None:
     if not spans:
         st.caption("This build recorded no model calls and no timed steps (it reused a memory already built).")
         return
-    chart, table = st.columns([3, 2])
+    chart, table = st.columns([3, 2.2])
     chart.plotly_chart(build_timeline(spans, title), width="stretch", key=f"{key}_timeline")
-    totals = pd.DataFrame(totals_by_step(spans)).rename(columns={"calls": what})
-    if not calls:
-        totals = totals[["step", what, "seconds"]]
-    elif not totals["replayed"].any():
-        totals = totals.drop(columns=["replayed"])
+    per_step = totals_by_step(spans)
+    fields = ["calls", "seconds", "tokens in", "tokens out", "replayed"] if calls else ["calls", "seconds"]
+    if calls and not any(row["replayed"] for row in per_step):
+        fields.remove("replayed")
+    # one column per step (few), one row per figure: it fits beside the chart
+    totals = pd.DataFrame([{"": what if f == "calls" else f,
+                            **{row["step"]: f"{row[f]:,.2f}" if f == "seconds" else f"{row[f]:,}" for row in per_step}}
+                           for f in fields])
     table.dataframe(totals, hide_index=True, width="stretch", key=f"{key}_timeline_steps")
     lanes = 1 + max(s.lane for s in spans)
     end = max(s.end for s in spans)

@@ -68,8 +68,9 @@ def test_estimate_before_a_model_build_and_actual_figures_after(app):
         assert by_step["Input tokens"] == f"{run['result']['input_tokens']:,}"
         assert by_step["Cost"] != "—"
         assert all(c["started_at"] for c in calls)  # every call recorded its start
-        steps = table_with(app, "calls")  # tokens per step beside the timeline
-        assert steps is not None and set(steps["step"]) >= {"gist"}
+        steps = table_with(app, "gist")  # tokens per step beside the timeline
+        assert steps is not None and list(steps[""]) == ["calls", "seconds", "tokens in", "tokens out"]
+        assert steps["gist"][0] == f"{sum(c['step'] == 'gist' for c in calls):,}"
         assert len(app.get("plotly_chart")) >= 2  # the timeline and the pages chart
 
 
@@ -83,5 +84,6 @@ def test_runs_draws_an_offline_builds_steps_labelled_as_offline(app):
         time.sleep(0.3)
     app.switch_page("pages/runs.py").run()
     assert not app.exception
-    assert table_with(app, "steps") is not None
+    steps = table_with(app, "pagination")
+    assert steps is not None and list(steps[""]) == ["steps", "seconds"]
     assert any("offline engine (no LLM)" in c.value for c in app.caption)
