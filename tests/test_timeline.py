@@ -129,3 +129,19 @@ def test_timeline_figure_escapes_step_names():
     from components.charts import build_timeline
     fig = build_timeline(call_spans([{**CALLS[0], "step": "<b>x</b>"}]))
     assert "<b>" not in fig.data[0].name
+
+
+def test_cli_build_estimate_builds_nothing(tmp_path, capsys):
+    import json
+
+    from core.cli.main import main
+    from tests.conftest import book
+
+    db = tmp_path / "e.db"
+    assert main(["build", str(book("alice")), "--estimate", "--preset", "quality", "--input-price", "2.5",
+                 "--output-price", "10", "--json", "--db", str(db)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    expected = estimate_build(out["words"], PRESETS["quality"])
+    assert out["calls"] == expected.calls and out["input_tokens"] == expected.input_tokens
+    assert math.isclose(out["cost"], expected.cost(2.5, 10))
+    assert not db.exists()  # nothing stored
