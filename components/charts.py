@@ -132,3 +132,35 @@ def labels_by_category(counts: list[dict], categories: list[str] | None = None) 
                       title="Labels by category and method", yaxis_title="labels", legend_title_text="")
     fig.update_yaxes(tickformat="d", rangemode="tozero", tick0=0, dtick=max(1, round(top / 5)))  # whole labels
     return fig
+
+
+STEP_COLORS = {"pagination": "#4c6ef5", "gist": "#37b24d", "merge": "#f59f00", "regist": "#ae3ec9",
+               "split": "#868e96", "lookup": "#e8590c", "answer": "#d6336c"}
+
+
+def build_timeline(spans, title: str = "Model calls over time") -> go.Figure:
+    """A build's timeline: one horizontal bar per call (or step) from its start to its end,
+    coloured by step; calls running at once sit on separate lanes (``core.timeline.Span``s)."""
+    fig = go.Figure()
+    steps = list(dict.fromkeys(s.step for s in spans))
+    for i, step in enumerate(steps):
+        mine = [s for s in spans if s.step == step]
+        fig.add_trace(go.Bar(
+            name=esc(step), orientation="h", base=[s.start for s in mine],
+            x=[max(s.seconds, 0.001) for s in mine], y=[s.lane for s in mine],
+            marker_color=STEP_COLORS.get(step, PALETTE[i % len(PALETTE)]),
+            marker_line_width=0, width=0.8,
+            customdata=[[s.id, s.seconds, s.input_tokens, s.output_tokens,
+                         " (replayed)" if s.cached else " (failed)" if s.failed else ""] for s in mine],
+            hovertemplate=(f"{esc(step)} #%{{customdata[0]}}%{{customdata[4]}}<br>%{{base:.2f}} s → "
+                           "+%{customdata[1]:.2f} s<br>%{customdata[2]} in · %{customdata[3]} out tokens"
+                           "<extra></extra>")))
+    lanes = 1 + max((s.lane for s in spans), default=0)
+    fig.update_layout(barmode="overlay", height=min(560, 150 + 18 * lanes), margin=dict(l=10, r=10, t=40, b=10),
+                      title=title, xaxis_title="seconds from the first call", yaxis_title="lane",
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1),
+                      legend_title_text="", bargap=0.1)
+    fig.update_yaxes(autorange="reversed", tickmode="linear", tick0=0, dtick=max(1, lanes // 8),
+                     range=[lanes - 0.5, -0.5])
+    fig.update_xaxes(rangemode="tozero")
+    return fig

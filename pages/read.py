@@ -3,6 +3,7 @@ import streamlit as st
 
 from components.entry import through_app
 from components.fit_view import render_fit
+from components.timeline_view import build_actuals, estimate_table, price_inputs, render_build_timeline
 from components.pages_view import memory_pages, pages_chart, render_pages
 from components.state import (choose_memory, current_document, current_engine, document_token, engine_settings,
                               get_store, open_document, set_memory)
@@ -13,6 +14,7 @@ from core.text.encodings import ENCODINGS
 from core.errors import GistError
 from core.jobs import get_job
 from core.status import DONE, FAILED, RUNNING, STOPPED
+from core.methods.readagent.estimate import estimate_build
 from core.methods.readagent.memory import load_memory
 from core.methods.readagent.presets import PRESETS, choose_preset
 from core.samples import SAMPLES, open_sample
@@ -192,6 +194,15 @@ def stop_build() -> None:
     job.wait(15)
 
 
+if engine_settings().kind != "offline":
+    with st.expander("Estimate of a model build: calls, tokens and cost", expanded=False):
+        st.caption("From the text's length and the preset's page sizes: a page holds between min and max words "
+                   "(expected: the midpoint), one pagination call per page but the last, one gist call per page. "
+                   "The range of pages is the paper's bound, every page max words long to every page min.")
+        input_price, output_price = price_inputs("read_estimate")
+        st.dataframe(estimate_table(estimate_build(document.words, settings.preset), input_price=input_price,
+                                    output_price=output_price), hide_index=True, key="read_estimate_table")
+
 buttons = st.container(horizontal=True)  # each button as wide as its label: never cut at 1280 px
 label = "Resume build" if job is not None and job.status in (STOPPED, FAILED) else "Build gist memory"
 buttons.button(label, type="primary", disabled=running, key="read_build", on_click=start, args=(document, settings))
@@ -251,6 +262,21 @@ except GistError:
     chosen = None
 render_fit(memory, chosen.context_tokens if chosen else None, chosen.model if chosen else None,
            chosen.label if chosen else "")
+build_run = store.get_memory_row(memory.memory_id).get("run_id") if memory.memory_id else None
+if build_run:
+    with st.expander("How this memory was built: model calls over time, estimate and actual cost"):
+        render_build_timeline(store, build_run, key="read_build")
+        if memory.engine != "offline":
+            row = store.get_memory_row(memory.memory_id)
+            preset = choose_preset(memory.preset or "auto", document.words).with_words(row.get("min_words"),
+                                                                                      row.get("max_words"))
+            st.markdown("**Estimate before the build, and what it took** (cost at the prices given in the "
+                        "estimate above)")
+            input_price = st.session_state.get("read_estimate_input_price")
+            output_price = st.session_state.get("read_estimate_output_price")
+            st.dataframe(estimate_table(estimate_build(document.words, preset), input_price=input_price,
+                                        output_price=output_price, actual=build_actuals(store, build_run)),
+                         hide_index=True, key="read_actual_table")
 st.plotly_chart(pages_chart(pages, document.words), width="stretch", key="read_pages_chart")
 legend()
 render_pages(document, pages, key="read_memory_pages", by=by)

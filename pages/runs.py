@@ -6,6 +6,7 @@ from components.entry import through_app
 from components.ask_view import render_ask_result
 from components.pages_view import memory_pages, render_pages
 from components.state import current_engine, get_store, open_document, open_evaluation
+from components.timeline_view import render_build_timeline
 from components.trace_view import render_step_table
 from components.ui import error_text, md, model_name
 from core.errors import GistError
@@ -145,6 +146,8 @@ c4.metric("Seconds", run.get("seconds") or "—")
 st.caption(f"Engine: {md(run.get('engine_label') or '')} · settings: {md(run.get('params') or {})}")
 if run.get("error"):
     st.warning(md(run["error"]))
+st.markdown("**Timeline**")
+render_build_timeline(store, run_id, key=f"build{run_id}")
 steps = [s["data"] for s in store.steps(run_id)]
 st.markdown("**Steps** (pagination and gists, in the order they finished)")
 render_step_table(store, steps, key=f"build{run_id}", by=model_name(run.get("engine_label") or ""))

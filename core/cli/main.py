@@ -8,6 +8,7 @@ import argparse
 import json
 import sys
 import threading
+from dataclasses import asdict
 
 from core import config
 from core.errors import Cancelled, GistError
@@ -62,6 +63,11 @@ def make_parser() -> argparse.ArgumentParser:
     build.add_argument("--fit-tokens", type=int, metavar="N",
                        help="fit the memory into an N-token window by merging pages (App. I) and gisting again "
                             "(G.3); default: the model's window (the offline engine: none)")
+    build.add_argument("--estimate", action="store_true",
+                       help="print the expected model calls, tokens and cost, and build nothing")
+    build.add_argument("--input-price", type=float, metavar="P", help="with --estimate: price per million input tokens")
+    build.add_argument("--output-price", type=float, metavar="P",
+                       help="with --estimate: price per million output tokens")
     build.add_argument("--book", type=int, default=1, metavar="N",
                        help="the Nth book of a file holding several Project Gutenberg books (default 1)")
     _common(build)
@@ -238,11 +244,19 @@ def cmd_build(args) -> int:
     if len(books) > 1:
         print(f"{args.path} holds {len(books)} books ({'; '.join(books)}); building book {args.book}. "
               "Use --book N for another.", file=sys.stderr)
+    preset = choose_preset(args.preset, document.words).with_words(args.min_words, args.max_words)
+    if args.estimate:
+        from core.methods.readagent.estimate import estimate_build
+        estimate = estimate_build(document.words, preset)
+        _emit(args, {**asdict(estimate), "calls": estimate.calls,
+                     "cost": estimate.cost(args.input_price, args.output_price)},
+              f"{document.title}, preset {preset.name} ({preset.min_words}-{preset.max_words} words), "
+              f"a model build:\n{estimate.describe(args.input_price, args.output_price)}")
+        return 0
     store = _store(args)
     engine = _engine(args, store)
     if engine.offline:
         print(OFFLINE_NOTE, file=sys.stderr)
-    preset = choose_preset(args.preset, document.words).with_words(args.min_words, args.max_words)
     bar = _Bar(document.words)
     try:
         settings = BuildSettings(preset, hard_breaks=not args.no_hard_breaks, conditional=args.conditional,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import datetime as dt
 import threading
 import time
 from dataclasses import dataclass, field
@@ -29,6 +30,11 @@ from core.text.tokens import count_tokens
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def wall_clock() -> str:
+    """Now, as calls record their start (UTC ISO, milliseconds, like ``created_at``)."""
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
 
 
 def sanitise(text: str | None) -> str:
@@ -157,7 +163,8 @@ class LLM:
         params = {"temperature": self.temperature, "max_tokens": max_tokens or self.max_tokens}
         key = self.cache_key(prompt, {**params, "sample": self.sample} if self.sample else params)
         common = {"run_id": self.run_id, "doc_id": self.doc_id, "step": step, "model": self.model,
-                  "backend": self.backend.identity(), "prompt": prompt, "params": params, "cache_key": key}
+                  "backend": self.backend.identity(), "prompt": prompt, "params": params, "cache_key": key,
+                  "started_at": wall_clock()}
         started = time.perf_counter()
         if self.use_cache:
             hit = self.store.cached_reply(key)
@@ -210,7 +217,8 @@ class LLM:
                 for t in texts]
         found = self.store.cached_embeddings(keys) if self.use_cache else {}
         common = {"run_id": self.run_id, "doc_id": self.doc_id, "step": step, "model": model,
-                  "backend": self.backend.identity(), "params": {"embedding_model": model}}
+                  "backend": self.backend.identity(), "params": {"embedding_model": model},
+                  "started_at": wall_clock()}
         call_ids: list[int] = []
         reused = [t for k, t in zip(keys, texts) if k in found]
         if reused:
@@ -224,6 +232,7 @@ class LLM:
             chunk = missing[start:start + self.EMBED_BATCH]
             chunk_texts = [t for _, t in chunk]
             prompt = "\n\n".join(chunk_texts)
+            common["started_at"] = wall_clock()
             started = time.perf_counter()
             try:
                 vectors = embed(chunk_texts, model=model)

@@ -180,6 +180,14 @@ def m010_page_history(db: sqlite_utils.Database) -> None:
     db["pages"].add_column("sources", str)
     db["pages"].add_column("gist_rounds", int)
 
+
+@migration()
+def m011_call_start_times(db: sqlite_utils.Database) -> None:
+    """A build's timeline draws each model call from its start to its end: a call records when it
+    was sent (``started_at``, UTC ISO, milliseconds); ``created_at`` stays the time it was logged.
+    Older rows have no start; readers take ``created_at`` less ``duration_ms``."""
+    db["llm_calls"].add_column("started_at", str)
+
 def now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
 
