@@ -47,6 +47,8 @@ st.dataframe(table, hide_index=True, width="stretch", key="mem_pages_table", col
     "words": st.column_config.NumberColumn("words", width=60),
     "gist words": st.column_config.NumberColumn("gist words", width=70),
     "compression %": st.column_config.NumberColumn("compression %", width=90),
+    "gist by": st.column_config.TextColumn("gist by", width="small"),
+    "pause point": st.column_config.TextColumn("pause point", width="small"),
     "reason": st.column_config.TextColumn("reason", width="small",
                                           help="Why the pause point was put there, as its chooser said"),
 })
