@@ -31,6 +31,15 @@ def test_find_spans_is_literal_and_case_and_quote_blind(query, found):
     assert [TEXT[s:e] for s, e in find_spans(TEXT, query)] == found
 
 
+@pytest.mark.parametrize("text, query, found", [
+    ("İstanbul and Pemberley", "pemberley", ["Pemberley"]),  # İ lowers to two letters: offsets stay true
+    ("a İ b", "İ", ["İ"]),
+    ("ÉLIZABETH", "élizabeth", ["ÉLIZABETH"]),
+])
+def test_offsets_stay_true_when_a_letter_lowers_to_two(text, query, found):
+    assert [text[s:e] for s, e in find_spans(text, query)] == found
+
+
 @pytest.mark.parametrize("query, cleaned", [
     ('"Pemberley"', "Pemberley"), ("‘Lizzy’", "Lizzy"), ("  a   b ", "a b"), ('""', '""'), ("x" * 500, "x" * 200),
 ])

@@ -48,6 +48,9 @@ class SearchResult:
 def _fold(text: str) -> str:
     """Lower case and one kind of each quote, one character for one (offsets stay put)."""
     text = text.translate(_QUOTES)
+    lowered = text.lower()
+    if len(lowered) == len(text):  # nearly always: no letter lowers to two (İ does)
+        return lowered
     return "".join(low if len(low := c.lower()) == 1 else c for c in text)
 
 
