@@ -32,6 +32,11 @@ CSS = f"""
 .gme-gist {{ background: {GIST_BG}; border-left: 4px solid {GIST}; padding: 0.5rem 0.7rem; font-size: 0.9rem;
   border-radius: 4px; white-space: pre-wrap; }}
 .gme-gist.pending {{ color: {MUTED}; font-style: italic; }}
+.gme-page.target {{ outline: 3px solid #f59f00; outline-offset: 3px; border-radius: 4px; }}
+.gme-page.target .gme-raw {{ max-height: none; }}  /* the page gone to is read whole, its matches in sight */
+.gme-raw mark, .gme-gist mark, .gme-hit mark, .gme-text mark {{ background: #ffe066; padding: 0 1px; border-radius: 2px; }}
+.gme-hit {{ font-size: 0.86rem; line-height: 1.35; }} .gme-hit-count {{ color: {MUTED}; font-size: 0.75rem; white-space: nowrap; }}
+.gme-text {{ white-space: pre-wrap; font-size: 0.88rem; line-height: 1.45; }}
 .gme-break {{ border-top: 2px dashed {MUTED}; margin: 0.35rem 0 0.9rem 0; padding-top: 0.2rem; font-size: 0.8rem;
   color: #495057; }}
 .gme-break b {{ color: #212529; }}

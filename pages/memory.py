@@ -3,11 +3,13 @@ import pandas as pd
 import streamlit as st
 
 from components.entry import through_app
+from components.pages_view import marked, page_navigator
 from components.state import choose_memory, get_store, require_document
 from components.ui import md, model_name, who, written_by
 from core.methods.readagent.export import memory_json, memory_markdown
 from core.methods.readagent.memory import load_memory
 from core.methods.base import compression_rate
+from core.text.search import find_spans
 
 through_app()
 
@@ -31,24 +33,39 @@ d2.download_button("Export Markdown", memory_markdown(memory, document), f"{stem
                    "text/markdown", key="mem_export_md")
 
 st.subheader("Pages")
+# The gist first, where the eye lands; who chose each pause point, and why, at the end (the full
+# reason shows in the cell when it is opened, and in the export).
+by = model_name(memory.engine_label)
 table = pd.DataFrame([{
-    "page": p.index, "words": p.words, "gist words": p.gist_words,
+    "page": p.index, "gist": p.gist, "words": p.words, "gist words": p.gist_words,
     "compression %": round(compression_rate(p.gist_words, p.words), 1),
-    "pause point": who(p.break_by, model_name(memory.engine_label)), "reason": p.break_reason, "gist": p.gist,
-    "gist by": written_by(p.gist_by, model_name(memory.engine_label)),
+    "gist by": written_by(p.gist_by, by), "pause point": who(p.break_by, by), "reason": p.break_reason,
 } for p in memory.pages])
-st.dataframe(table, hide_index=True, width="stretch", key="mem_pages_table")
+st.dataframe(table, hide_index=True, width="stretch", key="mem_pages_table", column_config={
+    "page": st.column_config.NumberColumn("page", width=50),
+    "gist": st.column_config.TextColumn("gist", width="large"),
+    "words": st.column_config.NumberColumn("words", width=60),
+    "gist words": st.column_config.NumberColumn("gist words", width=70),
+    "compression %": st.column_config.NumberColumn("compression %", width=90),
+    "gist by": st.column_config.TextColumn("gist by", width="small"),
+    "pause point": st.column_config.TextColumn("pause point", width="small"),
+    "reason": st.column_config.TextColumn("reason", width="small",
+                                          help="Why the pause point was put there, as its chooser said"),
+})
 
 st.subheader("Raw pages")
-n = len(memory.pages)
 per_view = 20
-first = 0
-if n > per_view:
-    first = st.selectbox("Pages", list(range(0, n, per_view)), key="mem_raw_range",
-                         format_func=lambda s: f"Pages {s}–{min(s + per_view, n) - 1} of {n}")
+first, target, query = page_navigator([(p.text, p.gist) for p in memory.pages], key="mem_raw_range",
+                                      per_view=per_view)
 for p in memory.pages[first:first + per_view]:
-    with st.expander(f"Page {p.index} · {p.words} words · {md(p.gist[:90])}"):
-        st.text(p.text)
+    spans = find_spans(p.text, query)
+    found = f" · {len(spans)} match{'es' if len(spans) != 1 else ''}" if spans else ""
+    with st.expander(f"Page {p.index} · {p.words} words{found} · {md(p.gist[:90])}",
+                     expanded=p.index == target):
+        if spans:
+            st.html(f'<div class="gme-text">{marked(p.text, spans)}</div>')
+        else:
+            st.text(p.text)
 
 st.subheader("As the model sees it")
 st.caption("The gist memory exactly as it is put in the look-up and answer prompts.")

@@ -7,6 +7,7 @@ from components.timeline_view import build_actuals, estimate_table, price_inputs
 from components.pages_view import memory_pages, pages_chart, render_pages
 from components.state import (choose_memory, current_document, current_engine, document_token, engine_settings,
                               get_store, open_document, set_memory)
+from components.urlstate import from_url, publish
 from components.ui import error_text, legend, md, model_name, who
 from core.methods.readagent.build import BuildSettings, start_build
 from core.text.documents import load_bytes
@@ -37,6 +38,7 @@ def init_state() -> None:
 
 
 init_state()
+linked_page = from_url("page")  # a link to a page of the book: gone to once the memory is on screen
 
 store = get_store()
 st.title("Gist Memory Explorer")
@@ -279,4 +281,6 @@ if build_run:
                          hide_index=True, key="read_actual_table")
 st.plotly_chart(pages_chart(pages, document.words), width="stretch", key="read_pages_chart")
 legend()
-render_pages(document, pages, key="read_memory_pages", by=by)
+shown = render_pages(document, pages, key="read_memory_pages", by=by,
+                     linked=int(linked_page) if (linked_page or "").isdigit() else None)
+publish(page=shown)

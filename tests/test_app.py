@@ -510,3 +510,82 @@ def test_answers_stay_with_the_document_they_were_made_for(app):
     assert app.header[0].value == "Off Course"
     app.switch_page("pages/ask.py").run()
     assert not app.exception and "Pages re-read" not in metrics(app)  # a fresh start, as when it was opened first
+
+
+def open_pride_and_prejudice(app):
+    app.file_uploader(key="read_upload").set_value(
+        ("pp.txt", book("pride_and_prejudice").read_bytes(), "text/plain")).run()
+    settle(app)
+    return app
+
+
+def test_read_goes_to_a_page_and_keeps_it_in_the_url(app):
+    open_pride_and_prejudice(app)
+    n = int(metrics(app)["Pages"])
+    assert n > 40 and app.selectbox(key="read_memory_pages").value == 0
+    app.number_input(key="read_memory_pages_goto").set_value(40).run()
+    assert not app.exception
+    assert app.selectbox(key="read_memory_pages").value == 36  # the range holding page 40
+    body = html_of(app)
+    assert 'class="gme-page target" id="page-40"' in body and 'id="page-47"' in body and 'id="page-35"' not in body
+    assert app.query_params["page"] in ("40", ["40"])
+    app.selectbox(key="read_memory_pages").set_value(0).run()  # another range: nothing outlined, no page in the URL
+    assert "gme-page target" not in html_of(app) and "page" not in app.query_params
+
+
+def test_a_link_to_a_page_opens_it(app):
+    open_pride_and_prejudice(app)
+    doc = open_db().list_documents()[0]["id"]
+    from components.state import get_store
+
+    get_store.clear()
+    fresh = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    fresh.query_params.update({"doc": doc, "page": "50"})
+    fresh.run()
+    assert not fresh.exception
+    assert fresh.selectbox(key="read_memory_pages").value == 48
+    assert 'class="gme-page target" id="page-50"' in html_of(fresh)
+
+
+def test_read_searches_texts_and_gists_and_a_match_opens_its_page(app):
+    open_pride_and_prejudice(app)
+    app.text_input(key="read_memory_pages_search").input("pemberley").run()
+    assert not app.exception
+    hits = [b for b in app.button if (b.key or "").startswith("read_memory_pages_hit")]
+    assert len(hits) > 3 and all(b.label.startswith("Page ") for b in hits)
+    assert "“pemberley”:" in app.caption[-1].value or any("“pemberley”:" in c.value for c in app.caption)
+    assert "<mark>Pemberley</mark>" in html_of(app)
+    last = hits[-1]
+    page = int(last.label.split()[1])
+    last.click().run()
+    assert app.selectbox(key="read_memory_pages").value == page - page % 12
+    assert app.number_input(key="read_memory_pages_goto").value == page
+    body = html_of(app)
+    assert f'class="gme-page target" id="page-{page}"' in body and "<mark>Pemberley</mark>" in body
+
+
+@pytest.mark.parametrize("query", ["<script>alert(1)</script>", "**Darcy**", ".*", "(", "[x](javascript:1)"])
+def test_read_search_takes_hostile_queries_literally(app, query):
+    open_sample(app)
+    app.text_input(key="read_memory_pages_search").input(query).run()
+    assert not app.exception
+    assert "<script>alert" not in html_of(app)
+    assert any("No page holds" in c.value for c in app.caption)
+
+
+def test_gist_memory_table_puts_the_gist_first_and_the_reason_last(app):
+    open_sample(app)
+    app.switch_page("pages/memory.py").run()
+    table = next(d.value for d in app.dataframe if "gist" in d.value.columns)
+    assert list(table.columns)[:2] == ["page", "gist"] and list(table.columns)[-1] == "reason"
+
+
+def test_gist_memory_raw_pages_go_to_a_page_and_mark_search_matches(app):
+    open_pride_and_prejudice(app)
+    app.switch_page("pages/memory.py").run()
+    app.number_input(key="mem_raw_range_goto").set_value(40).run()
+    assert app.selectbox(key="mem_raw_range").value == 40
+    opened = [e for e in app.expander if e.proto.expanded]
+    assert len(opened) == 1 and opened[0].label.startswith("Page 40 ·")
+    app.text_input(key="mem_raw_range_search").input("Pemberley").run()
+    assert not app.exception and "<mark>Pemberley</mark>" in html_of(app)
