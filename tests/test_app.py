@@ -181,7 +181,7 @@ def test_runs_reopen_a_question_and_a_build_as_they_were(app):
     answered = metrics(app)
     app.switch_page("pages/runs.py").run()
     runs = app.selectbox(key="runs_open")
-    assert len(runs.options) == 2 and " ask " in runs.options[0]  # newest first
+    assert len(runs.options) == 2 and " question " in runs.options[0]  # newest first
     assert metrics(app)["Words in context"] == answered["Words in context"]
     build = open_db().list_runs(kind="build")[0]
     runs.set_value(build["id"]).run()
@@ -189,6 +189,32 @@ def test_runs_reopen_a_question_and_a_build_as_they_were(app):
     assert metrics(app)["Status"] == "done" and int(metrics(app)["Pages"]) > 10
     assert app.number_input(key=f"build{build['id']}_pick").value == 1  # step picker over the build's steps
     assert html_of(app).count("ends here") == 12
+
+
+def test_runs_reopen_a_comparison_as_one_entry_side_by_side(app):
+    open_sample(app)
+    app.switch_page("pages/ask.py").run()
+    app.selectbox(key="ask_sample").set_value(PAPER_Q).run()
+    app.multiselect(key="ask_methods").set_value(["readagent-p", "gistmem", "bm25"]).run()
+    app.button(key="ask_run").click().run()
+    assert not app.exception
+    asked = html_of(app)
+    app.switch_page("pages/runs.py").run()
+    assert not app.exception
+    options = app.selectbox(key="runs_open").options
+    [entry] = [o for o in options if "comparison" in o]
+    assert "comparison of 3 methods · readagent-p, gistmem, bm25 · Off Course" in entry
+    assert len([o for o in options if "question" in o or "comparison" in o]) == 1  # one entry, not three
+    assert "· ·" not in "".join(options)
+    compare = lambda text: text[text.index('<table class="gme-compare">'):].split("</table>")[0]  # noqa: E731
+    assert compare(html_of(app)) == compare(asked)  # the same table, the same figures
+    assert [m.value for m in app.markdown if m.value.startswith("#### ")] == \
+        ["#### ReadAgent\\-P", "#### GistMem", "#### BM25 top\\-k"]
+    app.selectbox(key="runs_kind").set_value("builds").run()
+    assert "No run matches." in app.info[0].value  # the paper's memory came with the sample: no build
+    app.selectbox(key="runs_kind").set_value("every kind").run()
+    app.selectbox(key="runs_doc").set_value("").run()
+    assert app.selectbox(key="runs_open").options == options
 
 
 def sidebar_app():
@@ -454,7 +480,7 @@ def test_runs_list_an_evaluations_question_runs_under_it_not_one_by_one(app):
     store, eval_id = offline_evaluation()
     app.switch_page("pages/runs.py").run()
     options = app.selectbox(key="runs_open").options
-    assert not any(" · ask · " in o for o in options) and len(options) == 2  # the evaluation and its build
+    assert not any(" · question · " in o for o in options) and len(options) == 2  # the evaluation and its build
     assert any(o.startswith(f"#{eval_id} · eval") and "8 question runs" in o for o in options)
     app.selectbox(key="runs_open").set_value(eval_id).run()
     assert any(e.label.startswith(f"The 8 question runs of evaluation #{eval_id}") for e in app.expander)

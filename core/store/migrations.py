@@ -180,6 +180,14 @@ def m010_page_history(db: sqlite_utils.Database) -> None:
     db["pages"].add_column("sources", str)
     db["pages"].add_column("gist_rounds", int)
 
+
+@migration()
+def m011_ask_groups(db: sqlite_utils.Database) -> None:
+    """A question asked with several methods at once (one Ask click) is one comparison: its
+    question runs share an ``ask_group`` (a random token), so Runs lists and reopens them together."""
+    db["runs"].add_column("ask_group", str)
+    db["runs"].create_index(["ask_group"])
+
 def now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
 
