@@ -375,6 +375,36 @@ def test_runs_offers_to_resume_a_stopped_build_and_finishes_it(app):
     assert store.memories_for(document.id)[0]["status"] == "complete"
 
 
+def test_read_shows_a_stopped_build_as_a_partial_memory_and_library_counts_follow_builds(app):
+    import threading
+
+    from core.engine import OFFLINE
+    from core.errors import Cancelled
+    from core.methods.readagent.build import BuildSettings, build_memory
+    from core.methods.readagent.presets import PRESETS
+    from core.text.documents import load_path
+
+    app.file_uploader(key="read_upload").set_value(("alice.txt", book("alice").read_bytes(), "text/plain")).run()
+    settle(app)
+    assert "1 gist memory" in app.selectbox(key="read_library_doc").options[0]  # counted as soon as it is built
+    store = open_db()
+    document = load_path(book("alice"))
+    cancel = threading.Event()
+    with pytest.raises(Cancelled) as stopped:
+        build_memory(store, document, OFFLINE, BuildSettings(PRESETS["quality"]), cancel=cancel,
+                     progress=lambda e: cancel.set() if e.pages_gisted >= 2 else None)
+    assert "Resume build" in stopped.value.for_app() and "Resume build" not in stopped.value.for_cli()
+    app.run()
+    picker = app.selectbox(key="read_memory")
+    partial = [o for o in picker.options if o.startswith("stopped, partial · ")]
+    assert len(picker.options) == 2 and len(partial) == 1
+    picker.set_value(store.memories_for(document.id, status="stopped")[0]["id"]).run()
+    assert not app.exception
+    assert app.subheader[0].value.startswith("Stopped, partial: ")
+    assert any("Resume it on the **Runs** page" in w.value for w in app.warning)
+    assert "1 gist memory" in app.selectbox(key="read_library_doc").options[0]  # a partial one is not counted
+
+
 def test_uploading_a_file_of_several_books_says_so_and_opens_another(app):
     data = (book("off_course").read_text(encoding="utf-8") + "\n\n" + book("alice").read_text(encoding="utf-8"))
     app.file_uploader(key="read_upload").set_value(("two.txt", data.encode("utf-8"), "text/plain")).run()
