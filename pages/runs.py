@@ -66,7 +66,7 @@ def describe(r: dict) -> str:
     return " · ".join(p.strip() for p in parts if p and p.strip())
 
 
-st.caption(f"{total:,} runs, newest first" + (f" · page {page_no} of {pages}" if pages > 1 else "")
+st.caption(f"{total:,} run{'' if total == 1 else 's'}, newest first" + (f" · page {page_no} of {pages}" if pages > 1 else "")
            + " · a question asked with several methods is one comparison · an evaluation's question runs are "
              "listed under it")
 st.dataframe(pd.DataFrame([{
@@ -74,7 +74,7 @@ st.dataframe(pd.DataFrame([{
     "document": (r.get("title") or r["doc_id"] or ""), "method": methods_of(r),
     "engine": r.get("engine_label") or "", "question": r.get("question") or "",
     "status": r["status"], "started": r["started_at"], "seconds": seconds_of(r),
-} for r in runs]), hide_index=True, width="stretch", height=240, key="runs_table")
+} for r in runs]), hide_index=True, width="stretch", height=min(240, 35 * (len(runs) + 1) + 3), key="runs_table")
 
 ids = [r["id"] for r in runs]
 by_id = {r["id"]: r for r in runs}
