@@ -229,7 +229,8 @@ if running:
     live_build(job.id)
     st.stop()
 if job is not None and job.status in (STOPPED, FAILED):
-    st.warning(f"{error_text(job.exception, SETTING_LABELS)} {len(job.progress.pages())} pages and {job.progress.pages_gisted} gists are kept.")
+    st.warning(f"{error_text(job.exception, SETTING_LABELS)} {len(job.progress.pages())} pages and {job.progress.pages_gisted} "
+               f"gist{'' if job.progress.pages_gisted == 1 else 's'} are kept.")
 
 # --- the memory: finished, or what a stopped build kept ----------------------------------------
 memory_id = choose_memory(store, document, key="read_memory", partial=True)
