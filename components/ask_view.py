@@ -8,10 +8,11 @@ from typing import Callable
 import streamlit as st
 
 from components.trace_view import render_steps
-from components.ui import esc, md, model_name, offline_tag
+from components.ui import esc, legend, md, model_name, offline_tag
 from core.store import Store
 from core.methods.ask import AskResult
 from core.prompts import LETTERS
+from core.text.documents import Document
 
 _PAGE_TAG = re.compile(r"^<Page (\d+)>$", re.M)
 
@@ -189,3 +190,45 @@ def render_ask_result(store: Store, result: AskResult, *, n_pages: int | None, g
         st.html(context_html(result.context, result.expanded))
     st.markdown("**Trace**")
     render_steps(store, result.steps, by=model_name(result.engine_label))
+
+
+def render_comparison(store: Store, document: Document, results: list[AskResult], *, key: str) -> None:
+    """One question answered by one or more methods, as Ask shows it and Runs reopens it: the
+    paper's own look-ups, a report to download, every method's answer in one table, the words
+    each read, then a tab a method for what it read and its trace."""
+    from components import charts
+    from core.methods.readagent.memory import load_memory
+    from core.report import report_html
+    from core.samples import find_question, paper_lookup
+
+    run_ids = [r.run_id for r in results]
+    questions = document.meta.get("questions") or []
+    gold = find_question(questions, results[0].question)  # quote style and spacing aside
+    paper = paper_lookup(document, results[0].question)
+    if paper:
+        st.info(f"In the paper, ReadAgent with PaLM 2-L re-read pages {', '.join(map(str, paper['readagent_pages']))} "
+                f"and chose ({paper['readagent_choice']}); neural retrieval read pages "
+                f"{', '.join(map(str, paper['neural_retrieval_pages']))} and chose ({paper['neural_retrieval_choice']}).")
+    st.subheader(md(results[0].question))
+    st.download_button("Download report (HTML)", report_html(store, run_ids),
+                       file_name=f"report-runs-{'-'.join(map(str, run_ids))}.html", mime="text/html",
+                       key=f"{key}_report",
+                       help="One self-contained file: answers, pages re-read, the walk, the context and the trace. "
+                            "It opens offline.")
+    st.html(comparison_html(results, gold))
+    if gold and gold.get("gold") and results[0].options:
+        st.caption(f"The answer is ({gold['gold']}).")
+    elif gold and gold.get("answers"):
+        st.caption("Reference answer: " + md(" / ".join(gold["answers"])))
+    if len(results) > 1:
+        st.plotly_chart(charts.words_in_context(results), width="stretch", key=f"{key}_words_chart")
+    legend()
+    pages_of = {}
+    for r in results:
+        if r.memory_id and r.memory_id not in pages_of:
+            pages_of[r.memory_id] = len(load_memory(store, r.memory_id, document).pages)
+    tabs = st.tabs([f"{r.method_label} · #{r.run_id}" for r in results], key=f"{key}_result_tab")
+    for tab, result in zip(tabs, results):
+        with tab:
+            render_ask_result(store, result, n_pages=pages_of.get(result.memory_id), gold=gold,
+                              key=f"{key}{result.run_id}", compact=True, paper=paper)

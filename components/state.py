@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from core.config import API_KEY_ENV, BASE_URL_ENV, MODEL_ENV
+from core.status import COMPLETE, FAILED, INTERRUPTED, STOPPED
 from core.store import Store, loads, open_db
 from core.text.documents import Document
 from core.engine import OFFLINE_LABEL, Engine, make_engine
@@ -140,16 +141,22 @@ def memory_label(row: dict) -> str:
             f"{row['pages']} pages{fitted}{conditional}")
 
 
-def choose_memory(store: Store, document: Document, *, key: str) -> int | None:
-    """A picker of the document's finished gist memories; the choice is kept across pages."""
+PARTIAL = "stopped, partial"
+
+
+def choose_memory(store: Store, document: Document, *, key: str, partial: bool = False) -> int | None:
+    """A picker of the document's finished gist memories; the choice is kept across pages.
+    ``partial``: memories whose build stopped before the end are offered too, labelled so."""
     _shared()
-    rows = store.memories_for(document.id)
+    rows = store.memories_for(document.id, status=None if partial else COMPLETE)
+    rows = [r for r in rows if r["status"] == COMPLETE or r["status"] in (STOPPED, INTERRUPTED, FAILED)]
     if not rows:
         return None
     ids = [r["id"] for r in rows]
     if st.session_state.app_memory_id not in ids:
         st.session_state.app_memory_id = ids[0]
-    labels = {r["id"]: memory_label(r) for r in rows}
+    labels = {r["id"]: memory_label(r) if r["status"] == COMPLETE else
+              f"{PARTIAL} · {memory_label({**r, 'pages': len(store.page_rows(r['id']))})}" for r in rows}
     # The session's choice wins over what this picker held last (a build just finished chose its
     # memory); a choice made in the picker becomes the session's before the page reruns.
     st.session_state[key] = st.session_state.app_memory_id

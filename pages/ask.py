@@ -1,22 +1,20 @@
 """Ask: a question, one or more methods, and what each read to answer it: the answers and
 figures of every method in one table, then a tab a method for what it read and its trace."""
+import uuid
+
 import streamlit as st
 
 from components.entry import through_app
-from components import charts
-from components.ask_view import comparison_html, render_ask_result
+from components.ask_view import render_comparison
 from components.state import (choose_memory, current_engine, document_token, engine_settings, get_store,
                               require_document)
-from components.ui import error_text, legend, md
+from components.ui import error_text, md
 from components.urlstate import ids_from_url, publish
 from core.errors import GistError
 from core.status import DONE
-from core.methods.readagent.memory import load_memory
 from core.methods.ask import ask, load_ask
 from core.methods.registry import METHODS
 from core.methods.base import Question
-from core.report import report_html
-from core.samples import find_question, paper_lookup
 
 through_app()
 
@@ -101,6 +99,7 @@ options = tuple(o.strip() for o in (st.session_state.get("ask_options") or "").s
 ready = bool(text and methods and (memory_id is not None or not any(METHODS[m].needs_memory for m in methods)))
 if st.button("Run", type="primary", disabled=not ready, key="ask_run"):
     runs, question = [], Question(text, options)
+    group = uuid.uuid4().hex if len(methods) > 1 else None  # the runs of this click are one comparison
     try:
         engine = current_engine(store)
     except GistError as exc:
@@ -110,7 +109,7 @@ if st.button("Run", type="primary", disabled=not ready, key="ask_run"):
         with st.spinner(f"{METHODS[name].label}…"):
             try:
                 result = ask(store, engine, document.id, question, method=name, params=params.get(name),
-                             memory_id=memory_id if METHODS[name].needs_memory else None)
+                             memory_id=memory_id if METHODS[name].needs_memory else None, group=group)
             except GistError as exc:
                 st.error(f"{METHODS[name].label}: {error_text(exc, labels.get(name))}")
                 continue
@@ -124,32 +123,4 @@ run_ids = held["runs"] if held and held["doc"] == document_token() else []
 publish(runs=run_ids or None)
 if not run_ids:
     st.stop()
-results = [load_ask(store, r) for r in run_ids]
-gold = find_question(questions, results[0].question)  # quote style and spacing aside
-paper = paper_lookup(document, results[0].question)
-if paper:
-    st.info(f"In the paper, ReadAgent with PaLM 2-L re-read pages {', '.join(map(str, paper['readagent_pages']))} "
-            f"and chose ({paper['readagent_choice']}); neural retrieval read pages "
-            f"{', '.join(map(str, paper['neural_retrieval_pages']))} and chose ({paper['neural_retrieval_choice']}).")
-st.subheader(md(results[0].question))
-st.download_button("Download report (HTML)", report_html(store, run_ids), file_name=f"report-runs-{'-'.join(map(str, run_ids))}.html",
-                   mime="text/html", key="ask_report",
-                   help="One self-contained file: answers, pages re-read, the walk, the context and the trace. "
-                        "It opens offline.")
-st.html(comparison_html(results, gold))
-if gold and gold.get("gold") and results[0].options:
-    st.caption(f"The answer is ({gold['gold']}).")
-elif gold and gold.get("answers"):
-    st.caption("Reference answer: " + md(" / ".join(gold["answers"])))
-if len(results) > 1:
-    st.plotly_chart(charts.words_in_context(results), width="stretch", key="ask_words_chart")
-legend()
-pages_of = {}
-for r in results:
-    if r.memory_id and r.memory_id not in pages_of:
-        pages_of[r.memory_id] = len(load_memory(store, r.memory_id, document).pages)
-tabs = st.tabs([f"{r.method_label} · #{r.run_id}" for r in results], key="ask_result_tab")
-for tab, result in zip(tabs, results):
-    with tab:
-        render_ask_result(store, result, n_pages=pages_of.get(result.memory_id), gold=gold, key=f"r{result.run_id}",
-                          compact=True, paper=paper)
+render_comparison(store, document, [load_ask(store, r) for r in run_ids], key="ask")

@@ -14,7 +14,7 @@ from core.text.documents import load_bytes
 from core.text.encodings import ENCODINGS
 from core.errors import GistError
 from core.jobs import get_job
-from core.status import DONE, FAILED, RUNNING, STOPPED
+from core.status import COMPLETE, DONE, FAILED, RUNNING, STOPPED, UNFINISHED
 from core.methods.readagent.estimate import estimate_build
 from core.methods.readagent.memory import load_memory
 from core.methods.readagent.presets import PRESETS, choose_preset
@@ -189,6 +189,13 @@ job = get_job(held["job"]) if held and held["doc"] == document_token() else None
 if job is not None and (job.kind != "build" or job.progress.document.id != document.id):
     job = None
 running = job is not None and job.status == RUNNING
+if job is not None and job.finished and not held.get("followed"):
+    # Once, when a build ends: choose what it made (the memory, or what a stopped build kept) and
+    # rerun, so everything drawn above it (the Library's counts) is drawn again with it.
+    held["followed"] = True
+    kept = store.find_memory(document.id, job.progress.key, statuses=UNFINISHED) if job.status != DONE else None
+    set_memory(job.result.memory_id if job.status == DONE else kept["id"] if kept else None)
+    st.rerun()
 
 
 def stop_build() -> None:
@@ -235,21 +242,34 @@ if running:
     live_build(job.id)
     st.stop()
 if job is not None and job.status in (STOPPED, FAILED):
-    st.warning(f"{error_text(job.exception, SETTING_LABELS)} {len(job.progress.pages())} pages and {job.progress.pages_gisted} gists are kept.")
+    st.warning(f"{error_text(job.exception, SETTING_LABELS)} {len(job.progress.pages())} pages and {job.progress.pages_gisted} "
+               f"gist{'' if job.progress.pages_gisted == 1 else 's'} are kept.")
 
-# --- the finished memory -------------------------------------------------------------------
-memories = store.memories_for(document.id)
-if not memories:
+# --- the memory: finished, or what a stopped build kept ----------------------------------------
+memory_id = choose_memory(store, document, key="read_memory", partial=True)
+if memory_id is None:
     if job is not None and job.progress.pages():
         st.subheader(f"Unfinished: {len(job.progress.pages())} pages so far")
         render_pages(document, job.progress.pages(), key="read_partial_pages", by=model_name(job.progress.engine_label),
-                     pending="no gist yet: resume the build")
+                     pending=f"no gist yet: press {label}")
     else:
-        st.info("No gist memory yet. Press **Build gist memory** to paginate and gist this text.")
+        st.info(f"No gist memory yet. Press **{label}** to paginate and gist this text.")
     st.stop()
 
-memory = load_memory(store, choose_memory(store, document, key="read_memory"), document)
+memory = load_memory(store, memory_id, document)
 pages = memory_pages(memory)
+row = store.get_memory_row(memory_id)
+if row["status"] != COMPLETE:
+    ours = job is not None and job.progress.key == row["settings_key"] and job.status in (STOPPED, FAILED)
+    how = f"Press **{label}** above to finish it" if ours else \
+        f"Resume it on the **Runs** page (run #{row['run_id']})"
+    st.subheader(f"Stopped, partial: {len(pages)} pages so far")
+    st.warning(f"This gist memory is {row['status']} before the end of the text: {len(pages)} pages, "
+               f"{sum(1 for p in pages if p['gist'])} with a gist. {how}; what was made is kept and reused. "
+               "Questions are asked of finished memories only.")
+    render_pages(document, pages, key="read_partial_pages", by=model_name(memory.engine_label),
+                 pending="no gist yet: the build stopped before it")
+    st.stop()
 
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Pages", len(memory.pages))

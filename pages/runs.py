@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from components.entry import through_app
-from components.ask_view import render_ask_result
+from components.ask_view import render_ask_result, render_comparison
 from components.pages_view import memory_pages, render_pages
 from components.state import current_engine, get_store, open_document, open_evaluation
 from components.timeline_view import render_build_timeline
@@ -12,7 +12,7 @@ from components.ui import error_text, md, model_name
 from core.errors import GistError
 from core.jobs import start_job
 from core.resume import RESUMABLE, check_resumable, resume_run
-from core.status import FAILED, INTERRUPTED, STOPPED
+from core.status import FAILED, INTERRUPTED, RUNNING, STOPPED
 from core.methods.readagent.memory import load_memory
 from core.methods.ask import load_ask
 from core.report import report_html
@@ -27,36 +27,55 @@ st.caption("Every build and question is stored with its prompts, replies and dec
 
 PAGE = 100  # runs listed at once; an evaluation's question runs are listed under it, a page at a time
 KINDS = {"every kind": None, "builds": "build", "questions": "ask", "memory trees": "tree", "evaluations": "eval"}
-l1, l2, l3 = st.columns([2, 4, 2], vertical_alignment="bottom")
+WHAT = {"build": "build gist memory", "tree": "build memory tree", "ask": "question", "eval": "evaluation"}
+EVERY_DOCUMENT = ""
+documents = {d["id"]: d["title"] for d in store.list_documents()}
+l1, l2, l3, l4 = st.columns([2, 3, 4, 2], vertical_alignment="bottom")
 kind = KINDS[l1.selectbox("Show", list(KINDS), key="runs_kind")]
-search = l2.text_input("Search", key="runs_search", placeholder="words from the question, document, method or engine")
-total = store.count_runs(kind=kind, search=search.strip())
+doc_id = l2.selectbox("Document", [EVERY_DOCUMENT, *documents], key="runs_doc",
+                      format_func=lambda d: documents.get(d, d) if d else "every document") or None
+search = l3.text_input("Search", key="runs_search", placeholder="words from the question, document, method or engine")
+total = store.count_runs(kind=kind, search=search.strip(), doc_id=doc_id)
 if not total:
-    st.info("No runs yet. Build a gist memory on **Read** or ask a question on **Ask**." if kind is None and not search
-            else "No run matches.")
+    st.info("No runs yet. Build a gist memory on **Read** or ask a question on **Ask**."
+            if kind is None and not search and not doc_id else "No run matches.")
     st.stop()
 pages = -(-total // PAGE)
-page_no = int(l3.number_input(f"Page (of {pages})", 1, pages, key="runs_page")) if pages > 1 else 1
-runs = store.runs_page(kind=kind, search=search.strip(), offset=(page_no - 1) * PAGE, limit=PAGE)
+page_no = int(l4.number_input(f"Page (of {pages})", 1, pages, key="runs_page")) if pages > 1 else 1
+runs = store.runs_page(kind=kind, search=search.strip(), doc_id=doc_id, offset=(page_no - 1) * PAGE, limit=PAGE)
+
+
+def methods_of(r: dict) -> str:
+    """The method, or a comparison's methods in the order they answered."""
+    return ", ".join((r.get("group_methods") or "").split(",")) if r.get("group_ids") else (r.get("method") or "")
+
+
+def what_of(r: dict) -> str:
+    compared = len((r.get("group_ids") or "").split(",")) if r.get("group_ids") else 0
+    return f"comparison of {compared} methods" if compared > 1 else WHAT.get(r["kind"], r["kind"])
+
+
+def seconds_of(r: dict) -> str:
+    return RUNNING if r["status"] == RUNNING else f"{r['seconds']:.1f}" if r.get("seconds") is not None else ""
 
 
 def describe(r: dict) -> str:
-    what = r["question"] if r["kind"] in ("ask", "eval") else "build gist memory" if r["kind"] == "build" else \
-        "memory tree"
-    grouped = f"{r['results']} question runs" if r["kind"] == "eval" else ""
-    parts = [f"#{r['id']}", r["kind"], r.get("method"), r.get("title") or r["doc_id"], (what or "")[:70], grouped,
-             r["status"]]
-    return " · ".join(p for p in parts if p)
+    question = (r.get("question") or "").strip()
+    parts = [f"#{r['id']}", what_of(r), methods_of(r), r.get("title") or r.get("doc_id") or "",
+             question[:70] + ("…" if len(question) > 70 else ""),
+             f"{r['results']} question runs" if r["kind"] == "eval" else "", r["status"]]
+    return " · ".join(p.strip() for p in parts if p and p.strip())
 
 
-st.caption(f"{total:,} runs, newest first" + (f" · page {page_no} of {pages}" if pages > 1 else "")
-           + " · an evaluation's question runs are listed under it")
+st.caption(f"{total:,} run{'' if total == 1 else 's'}, newest first" + (f" · page {page_no} of {pages}" if pages > 1 else "")
+           + " · a question asked with several methods is one comparison · an evaluation's question runs are "
+             "listed under it")
 st.dataframe(pd.DataFrame([{
-    "run": r["id"], "kind": r["kind"], "question runs": str(r["results"]) if r["kind"] == "eval" else "",
-    "document": (r.get("title") or r["doc_id"] or ""), "method": r.get("method") or "",
+    "run": r["id"], "kind": what_of(r), "question runs": str(r["results"]) if r["kind"] == "eval" else "",
+    "document": (r.get("title") or r["doc_id"] or ""), "method": methods_of(r),
     "engine": r.get("engine_label") or "", "question": r.get("question") or "",
-    "status": r["status"], "started": r["started_at"], "seconds": r.get("seconds"),
-} for r in runs]), hide_index=True, width="stretch", height=240, key="runs_table")
+    "status": r["status"], "started": r["started_at"], "seconds": seconds_of(r),
+} for r in runs]), hide_index=True, width="stretch", height=min(240, 35 * (len(runs) + 1) + 3), key="runs_table")
 
 ids = [r["id"] for r in runs]
 by_id = {r["id"]: r for r in runs}
@@ -114,12 +133,23 @@ if st.button(f"Work on this document ({md(document.title)})", key="runs_open_doc
     st.switch_page("pages/read.py")
 if run["kind"] == "tree":
     st.subheader(f"Memory tree of {md(document.title)}")
-    st.caption(f"{md(run.get('engine_label') or '')} · {run['status']} · {run.get('seconds') or 0:.1f} s")
+    st.caption(f"{md(run.get('engine_label') or '')} · {run['status']}"
+               + (f" · {seconds_of(run)} s" if run["status"] != RUNNING and run.get("seconds") is not None else ""))
     st.markdown("**Steps** (summaries, level by level)")
     render_step_table(store, [s["data"] for s in store.steps(run_id)], key=f"tree{run_id}",
                       by=model_name(run.get("engine_label") or ""))
     st.stop()
 
+if run["kind"] == "ask" and len(group := store.group_runs(run_id)) > 1:  # a comparison reopens as Ask showed it
+    try:
+        results = [load_ask(store, r) for r in group]
+    except GistError as exc:
+        st.warning(f"{error_text(exc)} Error: {md(run.get('error') or 'none recorded')}")
+        st.stop()
+    st.caption(f"One question asked with {len(results)} methods at once: runs "
+               + ", ".join(f"#{r}" for r in group))
+    render_comparison(store, document, results, key=f"runs_cmp{group[0]}")
+    st.stop()
 if run["kind"] == "ask":
     try:
         result = load_ask(store, run_id)
@@ -142,7 +172,7 @@ c1, c2, c3, c4 = st.columns(4)
 c1.metric("Status", run["status"])
 c2.metric("Pages", res.get("pages", "—"))
 c3.metric("Model calls", res.get("llm_calls", 0), help=f"{res.get('cached_calls', 0)} replayed from the cache")
-c4.metric("Seconds", run.get("seconds") or "—")
+c4.metric("Seconds", seconds_of(run) or "—")
 st.caption(f"Engine: {md(run.get('engine_label') or '')} · settings: {md(run.get('params') or {})}")
 if run.get("error"):
     st.warning(md(run["error"]))

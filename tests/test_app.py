@@ -181,7 +181,7 @@ def test_runs_reopen_a_question_and_a_build_as_they_were(app):
     answered = metrics(app)
     app.switch_page("pages/runs.py").run()
     runs = app.selectbox(key="runs_open")
-    assert len(runs.options) == 2 and " ask " in runs.options[0]  # newest first
+    assert len(runs.options) == 2 and " question " in runs.options[0]  # newest first
     assert metrics(app)["Words in context"] == answered["Words in context"]
     build = open_db().list_runs(kind="build")[0]
     runs.set_value(build["id"]).run()
@@ -189,6 +189,32 @@ def test_runs_reopen_a_question_and_a_build_as_they_were(app):
     assert metrics(app)["Status"] == "done" and int(metrics(app)["Pages"]) > 10
     assert app.number_input(key=f"build{build['id']}_pick").value == 1  # step picker over the build's steps
     assert html_of(app).count("ends here") == 12
+
+
+def test_runs_reopen_a_comparison_as_one_entry_side_by_side(app):
+    open_sample(app)
+    app.switch_page("pages/ask.py").run()
+    app.selectbox(key="ask_sample").set_value(PAPER_Q).run()
+    app.multiselect(key="ask_methods").set_value(["readagent-p", "gistmem", "bm25"]).run()
+    app.button(key="ask_run").click().run()
+    assert not app.exception
+    asked = html_of(app)
+    app.switch_page("pages/runs.py").run()
+    assert not app.exception
+    options = app.selectbox(key="runs_open").options
+    [entry] = [o for o in options if "comparison" in o]
+    assert "comparison of 3 methods · readagent-p, gistmem, bm25 · Off Course" in entry
+    assert len([o for o in options if "question" in o or "comparison" in o]) == 1  # one entry, not three
+    assert "· ·" not in "".join(options)
+    compare = lambda text: text[text.index('<table class="gme-compare">'):].split("</table>")[0]  # noqa: E731
+    assert compare(html_of(app)) == compare(asked)  # the same table, the same figures
+    assert [m.value for m in app.markdown if m.value.startswith("#### ")] == \
+        ["#### ReadAgent\\-P", "#### GistMem", "#### BM25 top\\-k"]
+    app.selectbox(key="runs_kind").set_value("builds").run()
+    assert "No run matches." in app.info[0].value  # the paper's memory came with the sample: no build
+    app.selectbox(key="runs_kind").set_value("every kind").run()
+    app.selectbox(key="runs_doc").set_value("").run()
+    assert app.selectbox(key="runs_open").options == options
 
 
 def sidebar_app():
@@ -349,6 +375,36 @@ def test_runs_offers_to_resume_a_stopped_build_and_finishes_it(app):
     assert store.memories_for(document.id)[0]["status"] == "complete"
 
 
+def test_read_shows_a_stopped_build_as_a_partial_memory_and_library_counts_follow_builds(app):
+    import threading
+
+    from core.engine import OFFLINE
+    from core.errors import Cancelled
+    from core.methods.readagent.build import BuildSettings, build_memory
+    from core.methods.readagent.presets import PRESETS
+    from core.text.documents import load_path
+
+    app.file_uploader(key="read_upload").set_value(("alice.txt", book("alice").read_bytes(), "text/plain")).run()
+    settle(app)
+    assert "1 gist memory" in app.selectbox(key="read_library_doc").options[0]  # counted as soon as it is built
+    store = open_db()
+    document = load_path(book("alice"))
+    cancel = threading.Event()
+    with pytest.raises(Cancelled) as stopped:
+        build_memory(store, document, OFFLINE, BuildSettings(PRESETS["quality"]), cancel=cancel,
+                     progress=lambda e: cancel.set() if e.pages_gisted >= 2 else None)
+    assert "Resume build" in stopped.value.for_app() and "Resume build" not in stopped.value.for_cli()
+    app.run()
+    picker = app.selectbox(key="read_memory")
+    partial = [o for o in picker.options if o.startswith("stopped, partial · ")]
+    assert len(picker.options) == 2 and len(partial) == 1
+    picker.set_value(store.memories_for(document.id, status="stopped")[0]["id"]).run()
+    assert not app.exception
+    assert app.subheader[0].value.startswith("Stopped, partial: ")
+    assert any("Resume it on the **Runs** page" in w.value for w in app.warning)
+    assert "1 gist memory" in app.selectbox(key="read_library_doc").options[0]  # a partial one is not counted
+
+
 def test_uploading_a_file_of_several_books_says_so_and_opens_another(app):
     data = (book("off_course").read_text(encoding="utf-8") + "\n\n" + book("alice").read_text(encoding="utf-8"))
     app.file_uploader(key="read_upload").set_value(("two.txt", data.encode("utf-8"), "text/plain")).run()
@@ -454,7 +510,7 @@ def test_runs_list_an_evaluations_question_runs_under_it_not_one_by_one(app):
     store, eval_id = offline_evaluation()
     app.switch_page("pages/runs.py").run()
     options = app.selectbox(key="runs_open").options
-    assert not any(" · ask · " in o for o in options) and len(options) == 2  # the evaluation and its build
+    assert not any(" · question · " in o for o in options) and len(options) == 2  # the evaluation and its build
     assert any(o.startswith(f"#{eval_id} · eval") and "8 question runs" in o for o in options)
     app.selectbox(key="runs_open").set_value(eval_id).run()
     assert any(e.label.startswith(f"The 8 question runs of evaluation #{eval_id}") for e in app.expander)

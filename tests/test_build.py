@@ -128,8 +128,9 @@ def test_stopping_and_resuming_repeats_no_model_call(store):
         if event.kind == "gist" and event.pages_gisted >= 3:
             cancel.set()
 
-    with pytest.raises(Cancelled, match="resume"):
+    with pytest.raises(Cancelled, match="stopped") as stopped:
         build_memory(store, doc, engine, QUALITY, concurrency=1, progress=stop_after_three_pages, cancel=cancel)
+    assert "resume" in stopped.value.for_cli() and "Resume build" in stopped.value.for_app()
     made_before = len(backend.prompts)
     row = store.memories_for(doc.id, status=None)[0]
     assert row["status"] == "stopped" and store.page_rows(row["id"])  # finished pages are kept

@@ -326,6 +326,25 @@ def test_runs_list_an_evaluations_question_runs_under_it(evaluated):
     assert [r["id"] for r in store.runs_page(limit=1, offset=2)] == [r["id"] for r in listed][2:3]
 
 
+def test_a_question_asked_with_several_methods_is_one_entry_and_filters_by_document(evaluated):
+    from core.methods.ask import ask
+    from core.methods.base import Question
+
+    store, eval_id = evaluated
+    doc_id = store.eval_results(eval_id)[0]["doc_id"]
+    question = Question("Who is there?")
+    compared = [ask(store, OFFLINE, doc_id, question, method=m, group="g1").run_id for m in ("full", "bm25", "gistmem")]
+    alone = ask(store, OFFLINE, doc_id, question, method="full").run_id
+    questions = store.runs_page(kind="ask")
+    assert [r["id"] for r in questions] == [alone, compared[0]] and store.count_runs(kind="ask") == 2
+    row = questions[1]
+    assert row["group_ids"] == ",".join(map(str, compared)) and row["group_methods"] == "full,bm25,gistmem"
+    assert questions[0]["group_ids"] is None
+    assert store.group_runs(compared[2]) == compared and store.group_runs(alone) == [alone]
+    assert store.count_runs(doc_id=doc_id) == 3 and store.count_runs(doc_id="no-such-document") == 0  # two entries, the build
+    assert [r["id"] for r in store.runs_page(doc_id=doc_id, kind="ask")] == [alone, compared[0]]
+
+
 def test_every_annotators_label_is_exported_and_the_version_changes_with_the_results(evaluated):
     store, eval_id = evaluated
     first, second = store.eval_results(eval_id)[:2]

@@ -40,7 +40,7 @@ def test_stopping_keeps_what_was_built_and_resuming_repeats_no_call(store):
             assert not job.wait(0.05) or job.status != DONE, "finished before it could be stopped"
         job.stop()
         assert job.wait(30)
-        assert job.status == STOPPED and "resume" in job.error
+        assert job.status == STOPPED and "stopped" in job.error and "Resume build" in job.exception.for_app()
         made = sim.stats.completed
         pages_then = len(job.progress.pages())
         resumed = start_build(store, doc, engine(), settings, concurrency=2)

@@ -116,7 +116,7 @@ class OpenAIBackend:
                 raise ModelError(
                     f"No API key for {self.base_url}.",
                     cli=f"Set {API_KEY_ENV}, point --base-url at a local server, or use --engine offline.",
-                    app=f"Type a key in the sidebar's model settings (or set {API_KEY_ENV}), point the base URL "
+                    app=f"Type a key in the sidebar's model settings (or set {API_KEY_ENV}), point \"Base URL\" "
                         "at a local server, or choose the offline engine.")
             key = "not-needed"  # local servers (Ollama, vLLM, llama.cpp) usually take any key
         self.max_retries = max_retries
@@ -160,7 +160,7 @@ class OpenAIBackend:
             except openai.NotFoundError:
                 raise ModelError(f"The server at {where} has no model {model!r} (or no {endpoint} endpoint).",
                                  cli="Check --model and --base-url (it usually ends in /v1).",
-                                 app="Check the model name and the base URL in the sidebar (it usually ends in "
+                                 app="Check the model name and \"Base URL\" in the sidebar (it usually ends in "
                                      "/v1); Test connection lists the server's models.") from None
             except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
                 if too_long(exc):
@@ -196,13 +196,13 @@ class OpenAIBackend:
                 f"{last.split(': ', 1)[1]}).",
                 cli="Check that --base-url is the server's OpenAI-compatible address (it usually ends in /v1); "
                     "finished work is kept and will be reused.",
-                app="Check that the base URL in the sidebar is the server's OpenAI-compatible address (it usually "
+                app="Check that \"Base URL\" in the sidebar is the server's OpenAI-compatible address (it usually "
                     "ends in /v1); finished work is kept and will be reused.")
         if "APIConnectionError" in last or "APITimeoutError" in last:
             raise ModelError(
                 f"Could not reach the model server at {where} after {len(errors)} attempts ({last}).",
                 cli="Check that it is running and that --base-url is right; run the same command again to resume.",
-                app="Check that it is running and that the base URL in the sidebar is right; what was finished "
+                app="Check that it is running and that \"Base URL\" in the sidebar is right; what was finished "
                     "is kept, so the work resumes where it stopped.")
         raise ModelError(
             f"The model server at {where} kept failing ({len(errors)} attempts; last: {last}).",

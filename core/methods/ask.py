@@ -50,8 +50,10 @@ class AskResult:
 
 
 def ask(store: Store, engine, doc_id: str, question: Question, *, method: str = "readagent-p",
-        params: dict | None = None, memory_id: int | None = None, preset: str | None = None) -> AskResult:
-    """Answer ``question`` about a stored document with ``method``; store and return the run."""
+        params: dict | None = None, memory_id: int | None = None, preset: str | None = None,
+        group: str | None = None) -> AskResult:
+    """Answer ``question`` about a stored document with ``method``; store and return the run.
+    ``group``: a token shared by the runs of one question asked with several methods at once."""
     spec = get_method(method)
     values = spec.resolve(params)
     document = store.get_document(doc_id)
@@ -60,7 +62,7 @@ def ask(store: Store, engine, doc_id: str, question: Question, *, method: str = 
         memory = load_memory(store, memory_id, document) if memory_id else latest_memory(store, document, engine.key)
     chosen = PRESETS.get(memory.preset) if memory and memory.preset in PRESETS else choose_preset(preset, document.words)
     with run(store, "ask", engine, doc_id=document.id, memory_id=memory.memory_id if memory else None,
-             method=method, question=question.text, options=list(question.options), params=values) as current:
+             method=method, question=question.text, options=list(question.options), params=values, ask_group=group) as current:
         output = spec.run(MethodInput(current.engine, document, memory, question, chosen, store), values)
         steps = [trace.to_dict() for trace in output.steps]
         for seq, trace in enumerate(output.steps):

@@ -188,6 +188,15 @@ def m011_call_start_times(db: sqlite_utils.Database) -> None:
     Older rows have no start; readers take ``created_at`` less ``duration_ms``."""
     db["llm_calls"].add_column("started_at", str)
 
+
+@migration()
+def m012_ask_groups(db: sqlite_utils.Database) -> None:
+    """A question asked with several methods at once (one Ask click) is one comparison: its
+    question runs share an ``ask_group`` (a random token), so Runs lists and reopens them together."""
+    db["runs"].add_column("ask_group", str)
+    db["runs"].create_index(["ask_group"])
+
+
 def now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
 

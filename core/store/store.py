@@ -438,36 +438,45 @@ class Store:
             out.append({**_eval_row(row), "label": label})
         return out
 
-    _TOP_LEVEL = "(r.kind != 'ask' or not exists (select 1 from eval_results e where e.ask_run_id = r.id))"
+    # An evaluation's question runs are listed under it; a comparison (one question, several
+    # methods: ``ask_group``) is listed once, as its first run.
+    _TOP_LEVEL = ("(r.kind != 'ask' or not exists (select 1 from eval_results e where e.ask_run_id = r.id)) and "
+                  "(r.ask_group is null or r.id = (select min(g.id) from runs g where g.ask_group = r.ask_group))")
 
-    def _runs_where(self, kind: str | None, search: str) -> tuple[str, list]:
+    def _runs_where(self, kind: str | None, search: str, doc_id: str | None = None) -> tuple[str, list]:
         where, args = [self._TOP_LEVEL], []
         if kind:
             where.append("r.kind = ?"); args.append(kind)
+        if doc_id:
+            where.append("r.doc_id = ?"); args.append(doc_id)
         if search:
             where.append("(r.question like ? or r.method like ? or r.engine_label like ? or r.doc_id like ? "
                          "or r.doc_id in (select id from documents where title like ?))")
             args += [f"%{search}%"] * 5
         return " and ".join(where), args
 
-    def runs_page(self, *, kind: str | None = None, search: str = "", offset: int = 0,
+    def runs_page(self, *, kind: str | None = None, search: str = "", doc_id: str | None = None, offset: int = 0,
                   limit: int = 50) -> list[dict]:
         """One page of runs, newest first, without the question runs an evaluation made (they are
         listed under their evaluation: ``eval_question_runs``); an evaluation's row says how many
-        results it holds (``results``)."""
+        results it holds (``results``); a comparison is one row, its first run, with the ids and
+        methods of all its runs (``group_ids``, ``group_methods``: comma-separated, in order)."""
         self.reconcile_runs()
-        where, args = self._runs_where(kind, search)
+        where, args = self._runs_where(kind, search, doc_id)
         with self.lock:
             return list(self.db.query(
                 "select r.id, r.kind, r.doc_id, d.title, r.method, r.engine, r.engine_label, r.model, r.question, "
-                "r.status, r.started_at, r.seconds, r.memory_id, case when r.kind = 'eval' then "
-                "(select count(*) from eval_results e where e.eval_id = r.id) end as results "
+                "r.status, r.started_at, r.seconds, r.memory_id, r.ask_group, case when r.kind = 'eval' then "
+                "(select count(*) from eval_results e where e.eval_id = r.id) end as results, "
+                "(select group_concat(id, ',') from (select id from runs g where g.ask_group = r.ask_group "
+                "order by id)) as group_ids, (select group_concat(method, ',') from (select method from runs g "
+                "where g.ask_group = r.ask_group order by id)) as group_methods "
                 f"from runs r left join documents d on d.id = r.doc_id where {where} "
                 "order by r.id desc limit ? offset ?", [*args, limit, offset]))
 
-    def count_runs(self, *, kind: str | None = None, search: str = "") -> int:
+    def count_runs(self, *, kind: str | None = None, search: str = "", doc_id: str | None = None) -> int:
         """How many runs ``runs_page`` pages through."""
-        where, args = self._runs_where(kind, search)
+        where, args = self._runs_where(kind, search, doc_id)
         with self.lock:
             return self.db.execute(f"select count(*) from runs r where {where}", args).fetchone()[0]
 
@@ -486,6 +495,13 @@ class Store:
         with self.lock:
             return self.db.execute("select count(*) from eval_results where eval_id = ? and ask_run_id is not null",
                                    [eval_id]).fetchone()[0]
+
+    def group_runs(self, run_id: int) -> list[int]:
+        """The runs of the comparison ``run_id`` belongs to, in order (just ``[run_id]`` if none)."""
+        with self.lock:
+            rows = self.db.execute("select g.id from runs r join runs g on g.ask_group = r.ask_group "
+                                   "where r.id = ? order by g.id", [run_id]).fetchall()
+        return [row[0] for row in rows] or [run_id]
 
     def eval_of_run(self, run_id: int) -> int | None:
         """The evaluation that made question run ``run_id`` (None for a question asked on its own)."""

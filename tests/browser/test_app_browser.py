@@ -156,6 +156,10 @@ def test_a_build_through_the_simulator_stops_and_resumes_without_repeating_calls
     shot(page, "07_read_building_through_simulator")
     page.get_by_role("button", name="Stop").click()
     expect(page.get_by_text(re.compile("The build was stopped"))).to_be_visible(timeout=30_000)
+    expect(page.get_by_role("heading", name=re.compile("Stopped, partial"))).to_be_visible(timeout=30_000)
+    expect(page.get_by_role("combobox", name="Gist memory")).to_have_value(re.compile("^stopped, partial · "))
+    idle(page)
+    shot(page, "07b_read_stopped_partial_memory")
     made = sim.stats.completed
     page.get_by_role("button", name="Resume build").click()
     expect(page.get_by_text("Compression rate").first).to_be_visible(timeout=120_000)

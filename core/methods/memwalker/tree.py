@@ -201,8 +201,9 @@ class _TreeBuilder:
 
     def _summarise(self, step, inputs: SummaryInput, node_id: int, level: int) -> Decision[str]:
         if self.cancel.is_set():
-            raise Cancelled("The memory tree was not finished. Build it again with the same settings to resume; "
-                            "finished model calls are reused.")
+            raise Cancelled("The memory tree was not finished.",
+                            cli="Build it again with the same settings to resume; finished model calls are reused.",
+                            app="Build it again with the same settings to resume; finished model calls are reused.")
         decision = self.engine.decide(step, inputs)
         trace = decision.trace
         trace.detail.update(node=node_id, level=level)

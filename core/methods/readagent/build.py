@@ -146,8 +146,9 @@ class _Builder:
 
     def _check(self):
         if self.cancel.is_set():
-            raise Cancelled("The build was stopped. Build again with the same settings to resume; "
-                            "finished model calls are reused.")
+            raise Cancelled("The build was stopped.",
+                            cli="Build again with the same settings to resume; finished model calls are reused.",
+                            app="Press Resume build to finish it; finished model calls are reused.")
 
     def _emit(self, kind: str, page: dict):
         if self.progress is None:
