@@ -56,7 +56,7 @@ def test_off_course_sample_shows_the_papers_memory_and_answers_the_papers_questi
     open_off_course(page, app_server)
     expect(page.get_by_text("from the ReadAgent paper (PaLM 2-L)").first).to_be_visible()
     expect(page.locator(".gme-gist").first).to_contain_text("Patrolmen Dermott and Casey")
-    expect(page.locator(".js-plotly-plot .bars").first).to_be_visible(timeout=20_000)
+    expect(page.locator(".js-plotly-plot .bars >> visible=true").first).to_be_visible(timeout=20_000)
     shot(page, "01_read_off_course")
 
     nav(page, "Gist memory")
@@ -81,7 +81,7 @@ def test_off_course_sample_shows_the_papers_memory_and_answers_the_papers_questi
     shot(page, "03_ask_off_course_offline")
 
     nav(page, "Runs")
-    pick(page, "Open run", "ask")
+    pick(page, "Open run", "question")
     expect(page.get_by_text("Pages re-read").first).to_be_visible(timeout=20_000)
     expect(page.locator(".gme-cell.reread")).to_have_count(reread.count())
     shot(page, "04_runs_reopened_question")
@@ -94,7 +94,7 @@ def test_uploading_pride_and_prejudice_shows_pages_and_gists(page, app_server, s
     expect(page.get_by_role("heading", name="Pride and Prejudice")).to_be_visible()
     expect(page.get_by_text("Compression rate").first).to_be_visible(timeout=60_000)
     expect(page.locator(".gme-gist:not(.pending)").first).to_be_visible()
-    expect(page.locator(".js-plotly-plot .bars").first).to_be_visible(timeout=20_000)
+    expect(page.locator(".js-plotly-plot .bars >> visible=true").first).to_be_visible(timeout=20_000)
     shot(page, "05_read_pride_and_prejudice")
 
 

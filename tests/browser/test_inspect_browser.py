@@ -167,7 +167,7 @@ def test_runs_group_an_evaluations_question_runs_under_it(page, app_server, eval
     assert grouped == 16 and listed < grouped  # the 16 question runs are not in the list
     expect(page.get_by_text(f"{listed} runs, newest first")).to_be_visible()
     page.get_by_test_id("stSelectbox").filter(has_text="Open run").click()
-    page.get_by_role("option", name=re.compile(rf"^#{evaluation} · eval .*16 question runs")).click()
+    page.get_by_role("option", name=re.compile(rf"^#{evaluation} · evaluation .*16 question runs")).click()
     group = page.get_by_text(f"The 16 question runs of evaluation #{evaluation}")
     expect(group).to_be_visible(timeout=20_000)
     group.click()
