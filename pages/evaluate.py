@@ -146,8 +146,9 @@ if run["status"] != DONE:
     st.warning(f"This evaluation is {run['status']}: the table covers the answers made so far.")
     settings = run.get("params") or {}
     if not can_resume_here(store, eval_id):
-        st.caption(f"Finish it with `python -m core eval --dataset {settings.get('dataset')} --path FILE "
-                   f"--resume {eval_id}` and the same file.")
+        st.caption(f"It was started from the command line on a file of your own, so it is finished there: "
+                   f"`python -m core eval --dataset {settings.get('dataset')} --path FILE --resume {eval_id}` "
+                   "with the same file.")
     elif st.button("Resume", key="ev_resume", help="Answers already made are kept; nothing is asked twice."):
         resume(eval_id)
 rows, _ = eval_rows(store, eval_id)  # kept between reruns until the results change

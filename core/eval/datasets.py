@@ -52,7 +52,8 @@ class EvalDoc:
 
 def _lines(path: Path):
     if not path.exists():
-        raise DocumentError(f"No dataset file at {path}. Check --path.")
+        raise DocumentError(f"No dataset file at {path}.", cli="Check --path.",
+                            app="Choose the dataset file again.")
     with path.open(encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             if line.strip():
@@ -124,7 +125,10 @@ def load_jsonl(path: Path) -> list[EvalDoc]:
     for n, row in enumerate(_lines(path), 1):
         where = f"{path.name} line {n}"
         if not isinstance(row, dict) or not row.get("text") or not row.get("questions"):
-            raise DocumentError(f"{where} needs \"text\" and \"questions\" (see `python -m core eval --help`).")
+            raise DocumentError(f"{where} needs \"text\" and \"questions\".",
+                                cli="See `python -m core eval --help` for the format.",
+                                app='Each line is one document: {"text": "...", "questions": [{"question": "...", '
+                                    '"options": [...], "gold": "A"}]}.')
         doc = parse_text(row["text"], title=row.get("title") or f"Document {n}", source=f"jsonl:{row.get('id', n)}")
         questions = []
         for i, q in enumerate(row["questions"]):
