@@ -73,6 +73,21 @@ def auto_build(document) -> None:
         start(document, settings_for(document))
 
 
+def open_upload(upload, *, rerun: bool = True, **read_as) -> None:
+    """Read the uploaded file (``read_as``: another encoding, another book of the file), open it
+    and start its offline build; a file that cannot be read says why and changes nothing."""
+    try:
+        document = load_bytes(upload.getvalue(), upload.name, **read_as)
+    except GistError as exc:
+        st.error(error_text(exc))
+        return
+    store.save_document(document)
+    open_document(document)
+    auto_build(document)
+    if rerun:
+        st.rerun()
+
+
 # --- choosing a text -------------------------------------------------------------------------
 upload_tab, sample_tab, library_tab = st.tabs(["Upload a file", "Bundled samples", "Library"])
 with upload_tab:
@@ -80,14 +95,7 @@ with upload_tab:
                               key="read_upload")
     if upload is not None and st.session_state.read_uploaded != upload.file_id:
         st.session_state.read_uploaded = upload.file_id
-        try:
-            document = load_bytes(upload.getvalue(), upload.name)
-        except GistError as exc:
-            st.error(error_text(exc))
-        else:
-            store.save_document(document)
-            open_document(document)
-            auto_build(document)
+        open_upload(upload, rerun=False)
     if upload is not None and (current := current_document(store)) is not None and \
             current.meta.get("encoding") and current.source == upload.name:
         # No byte-order mark and not UTF-8: say which encoding was used, and let the reader choose another.
@@ -98,15 +106,7 @@ with upload_tab:
         chosen = st.selectbox("Read the file as", names, index=names.index(used) if used in names else None,
                               format_func=ENCODINGS.get, key="read_encoding")
         if chosen and chosen != used:
-            try:
-                document = load_bytes(upload.getvalue(), upload.name, encoding=chosen)
-            except GistError as exc:
-                st.error(error_text(exc))
-            else:
-                store.save_document(document)
-                open_document(document)
-                auto_build(document)
-                st.rerun()
+            open_upload(upload, encoding=chosen)
     if upload is not None and (current := current_document(store)) is not None and \
             len(current.meta.get("books") or []) > 1 and current.source == upload.name:
         # A file holding several books: never cut silently.
@@ -116,16 +116,7 @@ with upload_tab:
         other = st.selectbox("Book in this file", range(len(books)), index=current.meta["book"],
                              format_func=lambda i: f"{i + 1}. {books[i]}", key="read_book")
         if other != current.meta["book"] and st.button("Open this book", key="read_open_book"):
-            try:
-                document = load_bytes(upload.getvalue(), upload.name, encoding=current.meta.get("encoding"),
-                                      book=other)
-            except GistError as exc:
-                st.error(error_text(exc))
-            else:
-                store.save_document(document)
-                open_document(document)
-                auto_build(document)
-                st.rerun()
+            open_upload(upload, encoding=current.meta.get("encoding"), book=other)
 with sample_tab:
     key = st.selectbox("Sample", list(SAMPLES), format_func=lambda k: SAMPLES[k].title, key="read_sample")
     st.caption(SAMPLES[key].description)

@@ -106,6 +106,14 @@ def sim():
         yield server
 
 
+def open_alice(page: Page) -> None:
+    """Open the bundled Alice sample from the Read page."""
+    page.get_by_role("tab", name="Bundled samples").click()
+    pick(page, "Sample", "Alice's Adventures in Wonderland")
+    page.get_by_role("button", name="Open sample").click()
+    expect(page.get_by_role("heading", name=re.compile("Alice"))).to_be_visible(timeout=20_000)
+
+
 def use_simulator(page: Page, sim) -> None:
     page.get_by_text("OpenAI-compatible server").click()
     page.get_by_role("textbox", name="Base URL").fill(sim.base_url)
@@ -144,10 +152,7 @@ def test_a_build_through_the_simulator_stops_and_resumes_without_repeating_calls
     sim = slow_sim
     goto(page, app_server)
     use_simulator(page, sim)
-    page.get_by_role("tab", name="Bundled samples").click()
-    pick(page, "Sample", "Alice's Adventures in Wonderland")
-    page.get_by_role("button", name="Open sample").click()
-    expect(page.get_by_role("heading", name=re.compile("Alice"))).to_be_visible(timeout=20_000)
+    open_alice(page)
     page.get_by_text("Pagination settings").click()
     pick(page, "Preset", "QuALITY (articles, stories): 280–600 words")  # many pages: time to stop
     page.get_by_role("button", name="Build gist memory").click()

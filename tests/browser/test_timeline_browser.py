@@ -6,7 +6,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_app_browser import goto, nav, pick, use_simulator
+from tests.browser.test_app_browser import goto, nav, open_alice, use_simulator
 
 pytestmark = pytest.mark.browser
 
@@ -23,10 +23,7 @@ def test_a_model_builds_estimate_then_its_timeline_on_read_and_runs(page, app_se
     page.set_viewport_size({"width": 1280, "height": 2000})
     goto(page, app_server)
     use_simulator(page, sim)
-    page.get_by_role("tab", name="Bundled samples").click()
-    pick(page, "Sample", "Alice's Adventures in Wonderland")
-    page.get_by_role("button", name="Open sample").click()
-    expect(page.get_by_role("heading", name=re.compile("Alice"))).to_be_visible(timeout=20_000)
+    open_alice(page)
 
     page.get_by_text("Estimate of a model build").click()
     for name, price in (("Price per million input tokens", "2.5"), ("Price per million output tokens", "10")):
