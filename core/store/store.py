@@ -13,6 +13,7 @@ import os
 import sqlite3
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -569,11 +570,28 @@ def open_db(path: str | Path | None = None, *, read_only: bool | None = None) ->
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
         conn.execute("pragma busy_timeout=30000")
-        conn.execute("pragma journal_mode=wal")
+        _use_wal(conn)
         conn.execute("pragma synchronous=normal")  # WAL stays consistent; commits need no fsync each
     except (OSError, sqlite3.Error) as exc:
         raise DatabaseError(f"Cannot open the database at {path} ({exc}).", **_WHERE) from None
     return Store(sqlite_utils.Database(conn), path)
+
+
+WAL_WAIT_S = 30.0
+
+
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """Switch a connection to WAL. SQLite answers "database is locked" at once, without its busy
+    handler, when another process is creating or migrating the same new file: wait and try again."""
+    deadline = time.monotonic() + WAL_WAIT_S
+    while True:
+        try:
+            conn.execute("pragma journal_mode=wal")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def _eval_row(row: dict) -> dict:
