@@ -43,6 +43,40 @@ def scripted(store):
 
 
 @pytest.fixture
+def app(tmp_path, monkeypatch):
+    """The app (``streamlit.testing`` AppTest, first run done) on a database of its own."""
+    from streamlit.testing.v1 import AppTest
+
+    from components.state import get_store
+
+    monkeypatch.setenv("GIST_MEMORY_DB", str(tmp_path / "app.db"))
+    get_store.clear()  # each test gets the database of its own environment
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    yield at.run()
+    get_store.clear()
+
+
+def cli(capsys, *args, db):
+    """``python -m core ARGS --db DB``, run in-process: its exit status and what it printed."""
+    from types import SimpleNamespace
+
+    from core.cli.main import main
+
+    code = main([*args, "--db", str(db)])
+    out = capsys.readouterr()
+    return SimpleNamespace(returncode=code, stdout=out.out, stderr=out.err)
+
+
+def cli_json(capsys, *args, db):
+    """``cli`` with ``--json``: the JSON it printed (the command must succeed)."""
+    import json
+
+    proc = cli(capsys, *args, "--json", db=db)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+@pytest.fixture
 def sim():
     from core.llm.simulator import SimulatedLLM
 

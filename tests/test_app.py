@@ -11,17 +11,6 @@ from tests.conftest import ROOT, book
 PAPER_Q = 2  # "What was Dameri's purpose in landing on earth?"
 
 
-@pytest.fixture
-def app(tmp_path, monkeypatch):
-    monkeypatch.setenv("GIST_MEMORY_DB", str(tmp_path / "app.db"))
-    from components.state import get_store
-
-    get_store.clear()  # each test gets the database of its own environment
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    yield at.run()
-    get_store.clear()
-
-
 def html_of(at) -> str:
     return "\n".join(e.proto.body for e in at.get("html"))
 

@@ -1,6 +1,5 @@
 """What survives: Ask's form across pages, the view in the URL across a reload, the tree just built
 on the Memory tree page, and the MemWalker walk drawn whole (AppTest; the drawings in the browser)."""
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from core.store import open_db
@@ -8,18 +7,6 @@ from tests.conftest import ROOT
 from tests.test_app import PAPER_Q, html_of, open_sample
 
 METHODS = ["readagent-p", "gistmem", "memwalker"]
-
-
-@pytest.fixture
-def app(tmp_path, monkeypatch):
-    """The app on a database of its own (as in test_app)."""
-    monkeypatch.setenv("GIST_MEMORY_DB", str(tmp_path / "app.db"))
-    from components.state import get_store
-
-    get_store.clear()
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    yield at.run()
-    get_store.clear()
 
 
 def ask_three(at):

@@ -21,7 +21,7 @@ from core.methods.base import Question, compression_rate
 from core.methods.readagent.memory import GistMemory, Page
 from core.llm.simulator import MODEL, SimulatedLLM, hashed_embedding
 from core.trace import MODEL as BY_MODEL, OFFLINE, RULE
-from tests.conftest import CORE_DATA, book
+from tests.conftest import CORE_DATA, book, cli, cli_json
 
 PAGES = [
     "The harbour was quiet in the morning. Small boats rested against the pier.",
@@ -213,19 +213,6 @@ def test_every_new_method_through_the_simulated_server(store, sim):
 
 
 # --- registry and command line ------------------------------------------------------------------------
-
-def cli(capsys, *args, db):
-    """``python -m core ARGS --db DB``, run in-process: its exit status and what it printed."""
-    code = main([*args, "--db", str(db)])
-    out = capsys.readouterr()
-    return SimpleNamespace(returncode=code, stdout=out.out, stderr=out.err)
-
-
-def cli_json(capsys, *args, db):
-    proc = cli(capsys, *args, "--json", db=db)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
-
 
 def test_cli_lists_the_new_methods_and_what_they_read(capsys):
     assert main(["methods", "--json"]) == 0

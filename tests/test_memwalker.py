@@ -3,12 +3,10 @@ import json
 import re
 import threading
 from dataclasses import replace
-from types import SimpleNamespace
 
 import pytest
 
 from core import prompts
-from core.cli.main import main
 from core.errors import SettingError
 from core.store import open_db
 from core.text.documents import Paragraph, load_path, parse_text
@@ -24,7 +22,7 @@ from core.methods.base import Question
 from core.llm.simulator import MODEL
 from core.text.tokens import count_tokens
 from core.trace import FALLBACK, MODEL as BY_MODEL, OFFLINE, REASKED, RULE
-from tests.conftest import CORE_DATA, book
+from tests.conftest import CORE_DATA, book, cli, cli_json
 
 OPTIONS = ("one", "two", "three", "four")
 TRIAGE_PROMPT = prompts.MEMWALKER_TRIAGE.format(
@@ -396,19 +394,6 @@ def test_memwalker_through_the_simulated_server(store, sim):
 
 
 # --- the command line ------------------------------------------------------------------------------
-
-def cli(capsys, *args, db):
-    """``python -m core ARGS --db DB``, run in-process: its exit status and what it printed."""
-    code = main([*args, "--db", str(db)])
-    out = capsys.readouterr()
-    return SimpleNamespace(returncode=code, stdout=out.out, stderr=out.err)
-
-
-def cli_json(capsys, *args, db):
-    proc = cli(capsys, *args, "--json", db=db)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
-
 
 def test_cli_tree_and_ask(tmp_path, capsys):
     from core.llm.simulator import SimulatedLLM

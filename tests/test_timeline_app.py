@@ -3,23 +3,9 @@ from __future__ import annotations
 
 import time
 
-import pytest
-from streamlit.testing.v1 import AppTest
 
 from core.llm.simulator import SimulatedLLM
 from core.store import open_db
-from tests.conftest import ROOT
-
-
-@pytest.fixture
-def app(tmp_path, monkeypatch):
-    monkeypatch.setenv("GIST_MEMORY_DB", str(tmp_path / "app.db"))
-    from components.state import get_store
-
-    get_store.clear()
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    yield at.run()
-    get_store.clear()
 
 
 def tables(at) -> list:
