@@ -47,3 +47,27 @@ class ScriptedBackend:
         with self._lock:
             self.embedded.append(list(texts))
         return self.embedder(list(texts))
+
+
+class Gate:
+    """Holds each call it wraps until ``n`` are in flight at once, then lets all go on: a test of
+    a concurrency limit that depends on no timing. ``most`` is the most calls seen at once."""
+
+    def __init__(self, n: int, timeout: float = 30.0):
+        self.n, self.timeout = n, timeout
+        self.now = self.most = 0
+        self._cond = threading.Condition()
+
+    def wrap(self, fn: Callable) -> Callable:
+        def held(*args, **kwargs):
+            with self._cond:
+                self.now += 1
+                self.most = max(self.most, self.now)
+                self._cond.notify_all()
+                self._cond.wait_for(lambda: self.most >= self.n, timeout=self.timeout)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                with self._cond:
+                    self.now -= 1
+        return held

@@ -1,7 +1,6 @@
 """MemWalker: parsing navigation replies, building the memory tree, walking it."""
 import json
 import re
-import threading
 from dataclasses import replace
 
 import pytest
@@ -23,6 +22,7 @@ from core.llm.simulator import MODEL
 from core.text.tokens import count_tokens
 from core.trace import FALLBACK, MODEL as BY_MODEL, OFFLINE, REASKED, RULE
 from tests.conftest import CORE_DATA, book, cli, cli_json
+from tests.fakes import Gate
 
 OPTIONS = ("one", "two", "three", "four")
 TRIAGE_PROMPT = prompts.MEMWALKER_TRIAGE.format(
@@ -196,26 +196,11 @@ def test_a_stored_tree_reopens_without_model_calls(tmp_path, scripted):
 
 
 def test_summaries_of_a_level_run_concurrently_within_the_limit(store, scripted):
-    state = {"now": 0, "most": 0}
-    in_flight = threading.Condition()
-
-    def held(prompt):
-        # The first calls wait until three are in flight at once (the limit), then all go on.
-        with in_flight:
-            state["now"] += 1
-            state["most"] = max(state["most"], state["now"])
-            in_flight.notify_all()
-            in_flight.wait_for(lambda: state["most"] >= 3, timeout=30)
-        try:
-            return _summary_handler(prompt)
-        finally:
-            with in_flight:
-                state["now"] -= 1
-
-    engine, backend = scripted(handler=held)
+    gate = Gate(3)  # the first calls wait until three are in flight at once (the limit), then all go on
+    engine, backend = scripted(handler=gate.wrap(_summary_handler))
     document = parse_text("\n\n".join(" ".join(["cat"] * 100) for _ in range(20)), title="Cats")
     tree, built = build_tree(store, document, engine, TreeSettings(250, 4), concurrency=3)
-    assert state["most"] == 3 and built.llm_calls == 14
+    assert gate.most == 3 and built.llm_calls == 14
 
 
 def test_tree_on_a_gist_memory_uses_its_pages_and_gists(store, scripted):

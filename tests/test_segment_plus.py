@@ -22,6 +22,7 @@ from core.methods.segment_plus.steps import concatenated_note, lexical_label
 from core.llm.simulator import MODEL
 from core.trace import FALLBACK, MODEL as BY_MODEL, OFFLINE, REASKED, RULE
 from tests.conftest import CORE_DATA
+from tests.fakes import Gate
 
 # --- parse_note: table-driven -------------------------------------------------------------------
 
@@ -204,25 +205,10 @@ def test_notes_filter_merge_answer_from_the_final_note_only(scripted):
 
 
 def test_notes_are_written_in_parallel_within_the_limit(scripted):
-    state = {"now": 0, "most": 0}
-    in_flight = threading.Condition()
-
-    def notes(i):
-        # The first notes wait until three are being written at once (the limit), then all go on.
-        with in_flight:
-            state["now"] += 1
-            state["most"] = max(state["most"], state["now"])
-            in_flight.notify_all()
-            in_flight.wait_for(lambda: state["most"] >= 3, timeout=30)
-        try:
-            return _note_json(i)
-        finally:
-            with in_flight:
-                state["now"] -= 1
-
-    engine, backend = scripted(handler=handler(notes=notes))
+    gate = Gate(3)  # the first notes wait until three are being written at once (the limit), then all go on
+    engine, backend = scripted(handler=handler(notes=gate.wrap(_note_json)))
     result = run(engine, concurrency=3)
-    assert state["most"] == 3 and result.details.segments == 4 and result.answer == "Brest."
+    assert gate.most == 3 and result.details.segments == 4 and result.answer == "Brest."
 
 
 def test_compression_rate_is_measured_on_the_longest_context(scripted):
