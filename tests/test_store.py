@@ -59,7 +59,10 @@ def test_a_database_made_by_every_shipped_schema_opens_and_keeps_its_data(dump, 
 
 
 def test_there_is_a_dump_for_every_shipped_schema():
-    assert len(SCHEMAS) == 6  # m001; +m002; +m004 (as m004); +m003_evaluation; +m003_embeddings; m001-m004
+    # m001; +m002; +m004 (as m004); +m003_evaluation; +m003_embeddings; m001-m004; m001-m012 (landed as 9aef759,
+    # with a tree, an evaluation and a label in it)
+    assert len(SCHEMAS) == 7
+    assert "'m012_ask_groups'" in SCHEMAS[-1].read_text(encoding="utf-8")
 
 
 def test_document_round_trip_and_prefix_lookup(store):
