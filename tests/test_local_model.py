@@ -140,7 +140,7 @@ def test_a_question_through_the_local_model(built):
     started = time.monotonic()
     answer = ask(store, engine, document.id, Question("Who is Dameri?"), method="readagent-p")
     TIMINGS["ask"] = time.monotonic() - started
-    assert answer.engine_label == engine.label and answer.memory_id == result.memory_id
+    assert answer.run.engine_label == engine.label and answer.memory.id == result.memory_id
     assert answer.steps and all(s.outcome in (MODEL, REASKED, FALLBACK, RULE) for s in answer.steps)
     assert answer.answer.text.strip()
     assert answer.usage.llm_calls + answer.usage.cached_calls == len(check_calls(store, answer.run.id))
