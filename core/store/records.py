@@ -40,7 +40,7 @@ class Memory:
     doc_id: str
     engine: str
     engine_label: str
-    model: str
+    model: str | None  # the model's name (None: the offline engine)
     preset: str
     min_words: int | None
     max_words: int | None
@@ -68,7 +68,7 @@ class Memory:
     @classmethod
     def from_row(cls, row: dict) -> "Memory":
         return cls(id=row["id"], doc_id=row["doc_id"], engine=row["engine"], engine_label=row["engine_label"] or "",
-                   model=row["model"] or "", preset=row["preset"] or "", min_words=row["min_words"],
+                   model=row["model"], preset=row["preset"] or "", min_words=row["min_words"],
                    max_words=row["max_words"], hard_breaks=bool(row["hard_breaks"]),
                    settings=loads(row["settings"], {}), settings_key=row["settings_key"], status=row["status"],
                    origin=row["origin"] or "", pages=row["pages"] or 0, words=row["words"] or 0,
@@ -163,7 +163,7 @@ class Run:
     method: str
     engine: str
     engine_label: str
-    model: str
+    model: str | None  # the model's name (None: the offline engine)
     question: str
     options: tuple[str, ...]
     params: dict
@@ -180,7 +180,7 @@ class Run:
     def from_row(cls, row: dict) -> "Run":
         return cls(id=row["id"], kind=row["kind"], doc_id=row["doc_id"], memory_id=row["memory_id"],
                    method=row["method"] or "", engine=row["engine"] or "", engine_label=row["engine_label"] or "",
-                   model=row["model"] or "", question=row["question"] or "",
+                   model=row["model"], question=row["question"] or "",
                    options=tuple(loads(row["options"], [])), params=loads(row["params"], {}),
                    status=row["status"], result=loads(row["result"]), error=row["error"] or "",
                    started_at=row["started_at"], finished_at=row["finished_at"], seconds=row["seconds"],
@@ -198,7 +198,7 @@ class RunListing:
     method: str
     engine: str
     engine_label: str
-    model: str
+    model: str | None  # the model's name (None: the offline engine)
     question: str
     status: str
     started_at: str
@@ -212,7 +212,7 @@ class RunListing:
     def from_row(cls, row: dict) -> "RunListing":
         return cls(id=row["id"], kind=row["kind"], doc_id=row["doc_id"], title=row["title"] or "",
                    method=row["method"] or "", engine=row["engine"] or "", engine_label=row["engine_label"] or "",
-                   model=row["model"] or "", question=row["question"] or "", status=row["status"],
+                   model=row["model"], question=row["question"] or "", status=row["status"],
                    started_at=row["started_at"], seconds=row["seconds"], memory_id=row["memory_id"],
                    results=row.get("results"),
                    group_ids=tuple(int(i) for i in (row.get("group_ids") or "").split(",") if i),
