@@ -52,13 +52,13 @@ def longest_chain(store, run_id: int, document, hard_breaks: bool, min_words: in
     bounds = sections(document.paragraphs, min_words) if hard_breaks else [(0, len(document.paragraphs))]
     calls = Counter()
     for step in store.steps(run_id):
-        if step["step"] != "pagination":
+        if step.step != "pagination":
             continue
-        start = step["data"]["detail"].get("window", [None])[0]
+        start = step.trace.detail.get("window", [None])[0]
         if start is None:
             continue
         section = next(n for n, (s, e) in enumerate(bounds) if s <= start < e)
-        calls[section] += len(step["data"]["attempts"])
+        calls[section] += len(step.trace.attempts)
     return max(calls.values(), default=0) + 1
 
 

@@ -90,12 +90,12 @@ def fill(path: Path, results: int, runs: int) -> dict:
     labels = []
     for i, r in enumerate(failures[: len(failures) // 3]):
         category = CATEGORIES[i % len(CATEGORIES)]
-        labels.append({"result_id": r["id"], "annotator": "ana", "category": category, "note": "", "updated_at": ""})
+        labels.append({"result_id": r.id, "annotator": "ana", "category": category, "note": "", "updated_at": ""})
         if i % 2 == 0:  # ben labels every other case, agreeing four times in five
-            labels.append({"result_id": r["id"], "annotator": "ben", "note": "", "updated_at": "",
+            labels.append({"result_id": r.id, "annotator": "ben", "note": "", "updated_at": "",
                            "category": category if i % 5 else CATEGORIES[(i + 1) % len(CATEGORIES)]})
         if i % 4 == 0:
-            labels.append({"result_id": r["id"], "annotator": "cy", "category": category, "note": "", "updated_at": ""})
+            labels.append({"result_id": r.id, "annotator": "cy", "category": category, "note": "", "updated_at": ""})
     with store.lock, store.db.conn:
         _copy_rows(store, "labels", labels)
     counts = {t: store.db[t].count for t in ("runs", "eval_results", "steps", "labels")}
@@ -118,32 +118,32 @@ def screen_steps(store: Store, eval_id: int) -> dict[str, callable]:
     from components import charts  # plotly figures, as the page builds them
 
     rows = store.eval_results(eval_id)
-    by_id = {r["id"]: r for r in rows}
+    by_id = {r.id: r for r in rows}
     labels = store.labels(eval_id)
-    titles = {d["id"]: d["title"] for d in store.list_documents()}
+    titles = {d.id: d.title for d in store.list_documents()}
     shown = find_cases(rows, labels, show=FAILURES, annotator="ana", titles=titles)
-    looked_up = [i for i, r in enumerate(shown) if r["method"] == "readagent-p" and r["pages_looked_up"]]
+    looked_up = [i for i, r in enumerate(shown) if r.method == "readagent-p" and r.pages_looked_up]
     position = looked_up[len(looked_up) // 2]  # a ReadAgent-P case halfway down the list: pages re-read
     case = shown[position]
 
     def open_case():
-        document = store.get_document(case["doc_id"])
-        result = load_ask(store, case["ask_run_id"])
-        if result.memory_id:
-            load_memory(store, result.memory_id, document)
+        document = store.get_document(case.doc_id)
+        result = load_ask(store, case.ask_run_id)
+        if result.memory:
+            load_memory(store, result.memory.id, document)
         same_question(rows, case)
 
     def heatmap():
-        same_doc = [r for r in rows if r["doc_id"] == case["doc_id"] and r["method"] == case["method"]
-                    and r["run_index"] == case["run_index"] and not r["error"]]
-        charts.pages_reread(same_doc, case["method"], current=case["id"])
+        same_doc = [r for r in rows if r.doc_id == case.doc_id and r.method == case.method
+                    and r.run_index == case.run_index and not r.error]
+        charts.pages_reread(same_doc, case.method, current=case.id)
 
     def rerun():  # what a key press costs once the results are loaded
         store.eval_results_version(eval_id)
         now = store.labels(eval_id)
         listed = find_cases(rows, now, show=FAILURES, annotator="ana", titles=titles)
         first = position // PAGE_ROWS * PAGE_ROWS
-        case_table_rows(listed[first:first + PAGE_ROWS], now, annotator="ana", current=case["id"], titles=titles)
+        case_table_rows(listed[first:first + PAGE_ROWS], now, annotator="ana", current=case.id, titles=titles)
         open_case()
         heatmap()
         agreement(now, None, CATEGORIES)
@@ -173,7 +173,7 @@ def screen_steps(store: Store, eval_id: int) -> dict[str, callable]:
         "Runs · search": lambda: (store.count_runs(search="Korvin"), store.runs_page(search="Korvin", limit=100)),
         "Runs · an evaluation's question runs (page)": lambda: (store.count_eval_question_runs(eval_id),
                                                                 store.eval_question_runs(eval_id, limit=100)),
-        "Runs · open a question run": lambda: load_ask(store, case["ask_run_id"]),
+        "Runs · open a question run": lambda: load_ask(store, case.ask_run_id),
         "Evaluate · the paper's table (results loaded)": lambda: summarize(store, eval_id),
         "Evaluate · the paper's table (results kept)": lambda: summarize(store, eval_id, rows),
     }

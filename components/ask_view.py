@@ -13,6 +13,7 @@ from core.store import Store
 from core.methods.ask import AskResult
 from core.prompts import LETTERS
 from core.text.documents import Document
+from core.trace import StepTrace
 
 _PAGE_TAG = re.compile(r"^<Page (\d+)>$", re.M)
 
@@ -50,13 +51,13 @@ def render_walk(store: Store, result: AskResult, n_pages: int | None) -> None:
     from core.methods.memwalker.tree import load_tree
 
     walk = result.details
-    tree = load_tree(store, walk.tree["tree_id"])
+    tree = load_tree(store, walk.tree.tree_id)
     visits = walk.trajectory
     outcome = "answered" if walk.answered else "no answer"
     strayed = " · strayed and recovered" if walk.strayed_and_recovered else (" · strayed" if walk.strayed else "")
     st.markdown(f"**Path walked**: {len(visits)} steps · {walk.reverts} reverts · {outcome}{strayed} · "
                 f"{100 * walk.share_read:.0f}% of the text read")
-    render_tree(tree, visits, key=f"walk{result.run_id}", height=460)
+    render_tree(tree, visits, key=f"walk{result.run.id}", height=460)
     render_walk_steps(tree, visits)
 
 
@@ -67,16 +68,16 @@ def render_notes(store: Store, result: AskResult, n_pages: int | None) -> None:
     details = result.details
     notes = details.notes
     cells = "".join(
-        f'<div class="gme-cell{" reread" if n["kept"] else ""}" title="Segment {n["segment"]}: '
-        f'{"kept" if n["kept"] else "removed"}"><span>{n["segment"]}</span>'
-        f'<span class="order">{"keep" if n["kept"] else "drop"}</span></div>' for n in notes)
-    st.markdown(f"**Segment notes**: {sum(n['kept'] for n in notes)} of {len(notes)} kept · "
+        f'<div class="gme-cell{" reread" if n.kept else ""}" title="Segment {n.segment}: '
+        f'{"kept" if n.kept else "removed"}"><span>{n.segment}</span>'
+        f'<span class="order">{"keep" if n.kept else "drop"}</span></div>' for n in notes)
+    st.markdown(f"**Segment notes**: {sum(n.kept for n in notes)} of {len(notes)} kept · "
                 f"{details.merge_rounds} merge rounds · final note {details.final_note_words} words"
                 + (" · every note was removed" if details.all_removed else ""))
     st.html(f'<div class="gme-strip">{cells}</div>')
     st.dataframe(pd.DataFrame([{
-        "segment": n["segment"], "filter": "Keep" if n["kept"] else "Remove", "why": n.get("reason", ""),
-        "evidence": n.get("evidence", ""), "reasoning": n.get("reasoning", ""), "note by": n.get("note_by", ""),
+        "segment": n.segment, "filter": "Keep" if n.kept else "Remove", "why": n.reason, "evidence": n.evidence,
+        "reasoning": n.reasoning, "note by": n.note_by,
     } for n in notes]), hide_index=True, width="stretch", height=min(400, 40 + 35 * len(notes)))
 
 
@@ -94,11 +95,10 @@ def render_paper_pages(result: AskResult, n_pages: int | None, paper: dict | Non
     st.html(page_strip_html(n_pages, paper[key], css="paper", who="re-read in the paper"))
 
 
-def dropped_for_room(steps: list[dict]) -> list[tuple[list[int], str]]:
+def dropped_for_room(steps: list[StepTrace]) -> list[tuple[list[int], str]]:
     """The pages a look-up asked for that stayed gists because their raw text would not fit the
     model's window, with the trace's sentence saying so (ReadAgent-P's budget, -S's early stop)."""
-    return [(list(s["detail"]["not_expanded"]), s["detail"].get("fitted", ""))
-            for s in steps if (s.get("detail") or {}).get("not_expanded")]
+    return [(list(s.detail["not_expanded"]), s.detail.get("fitted", "")) for s in steps if s.detail.get("not_expanded")]
 
 
 def render_pages_reread(order: str):
@@ -106,7 +106,7 @@ def render_pages_reread(order: str):
     def render(store: Store, result: AskResult, n_pages: int | None) -> None:
         if n_pages:
             st.markdown(f"**Pages re-read** ({order})")
-            st.html(page_strip_html(n_pages, result.pages_looked_up))
+            st.html(page_strip_html(n_pages, result.reading.pages_looked_up))
         for pages, why in dropped_for_room(result.steps):
             st.warning(f"Dropped for room: page{'s' if len(pages) > 1 else ''} {pages} stayed gists. {md(why)}")
     return render
@@ -122,19 +122,19 @@ DETAIL_VIEWS: dict[str, Callable[[Store, AskResult, int | None], None]] = {
 
 
 def answer_line(result: AskResult) -> str:
-    if result.options and result.choice:
-        idx = LETTERS.index(result.choice)
-        option = result.options[idx] if idx < len(result.options) else ""
-        return f"({result.choice}) {option}"
-    if result.options:
-        return f"No option chosen. The reply was: {result.answer}"
-    return result.answer
+    options, answer = result.question.options, result.answer
+    if options and answer.choice:
+        idx = LETTERS.index(answer.choice)
+        return f"({answer.choice}) {options[idx] if idx < len(options) else ''}"
+    if options:
+        return f"No option chosen. The reply was: {answer.text}"
+    return answer.text
 
 
 def verdict(result: AskResult, gold: dict | None) -> str:
     """"correct", "wrong" or "" (no gold answer for this question)."""
-    if gold and gold.get("gold") and result.options:
-        return "correct" if result.choice == gold["gold"] else "wrong"
+    if gold and gold.get("gold") and result.question.options:
+        return "correct" if result.answer.choice == gold["gold"] else "wrong"
     return ""
 
 
@@ -148,12 +148,13 @@ def comparison_html(results: list[AskResult], gold: dict | None = None) -> str:
         mark = verdict(r, gold)
         badge = {"correct": '<span class="gme-tag reread">correct</span>',
                  "wrong": '<span class="gme-tag fallback">wrong</span>'}.get(mark, "")
+        read, used = r.reading, r.usage
         rows.append(
-            f'<tr class="{mark}"><td class="method">{esc(r.method_label)}</td>'
-            f'<td class="answer">{badge}{offline_tag() if r.engine == "offline" else ""}{esc(answer_line(r))}</td>'
-            f"<td>{r.words_in_context:,}</td><td>{r.compression_rate:.1f}%</td><td>{len(r.pages_looked_up)}</td>"
-            f'<td title="{r.cached_calls} replayed from the cache">{r.llm_calls}</td>'
-            f"<td>{r.input_tokens:,} / {r.output_tokens:,}</td><td>#{r.run_id}</td></tr>")
+            f'<tr class="{mark}"><td class="method">{esc(r.run.method_label)}</td>'
+            f'<td class="answer">{badge}{offline_tag() if r.run.engine == "offline" else ""}{esc(answer_line(r))}</td>'
+            f"<td>{read.words_in_context:,}</td><td>{read.compression_rate:.1f}%</td><td>{read.lookups}</td>"
+            f'<td title="{used.cached_calls} replayed from the cache">{used.llm_calls}</td>'
+            f"<td>{used.input_tokens:,} / {used.output_tokens:,}</td><td>#{r.run.id}</td></tr>")
     return f'<table class="gme-compare">{head}{"".join(rows)}</table>'
 
 
@@ -162,12 +163,13 @@ def render_ask_result(store: Store, result: AskResult, *, n_pages: int | None, g
     """One method's answer in full: who answered, the answer, its figures, what it read (the page
     strip, the walk or the notes), the paper's own look-ups beside ours, the context sent (once)
     and the trace. ``compact``: the answer and figures are already in a comparison table above."""
-    st.markdown(f"#### {md(result.method_label)}")
-    st.caption(f"Look-ups and answer: {md(result.engine_label)}"
-               + (f" · gists: {md(result.memory_label)}" if result.memory_label else "")
-               + f" · run #{result.run_id}")
+    run, read, used = result.run, result.reading, result.usage
+    st.markdown(f"#### {md(run.method_label)}")
+    st.caption(f"Look-ups and answer: {md(run.engine_label)}"
+               + (f" · gists: {md(result.memory.label)}" if result.memory and result.memory.label else "")
+               + f" · run #{run.id}")
     if not compact:
-        offline = offline_tag() if result.engine == "offline" else ""
+        offline = offline_tag() if run.engine == "offline" else ""
         st.html(f'<div class="gme-answer">{offline}{esc(answer_line(result))}</div>')
         if verdict(result, gold) == "correct":
             st.success(f"Correct: the answer is ({gold['gold']}).")
@@ -175,21 +177,21 @@ def render_ask_result(store: Store, result: AskResult, *, n_pages: int | None, g
             st.error(f"Not correct: the answer is ({gold['gold']}).")
         elif gold and gold.get("answers"):
             st.caption("Reference answer: " + md(" / ".join(gold["answers"])))
-    tokens = (f"{result.cached_calls} replayed from the cache; {result.input_tokens:,} input and "
-              f"{result.output_tokens:,} output tokens")
+    tokens = (f"{used.cached_calls} replayed from the cache; {used.input_tokens:,} input and "
+              f"{used.output_tokens:,} output tokens")
     c1, c2, c3, c4 = st.columns(4)
-    c1.metric("Words in context", f"{result.words_in_context:,}")
-    c2.metric("Compression rate", f"{result.compression_rate:.1f}%")
-    c3.metric("Pages re-read", len(result.pages_looked_up))
-    c4.metric("Model calls", result.llm_calls, help=tokens)
+    c1.metric("Words in context", f"{read.words_in_context:,}")
+    c2.metric("Compression rate", f"{read.compression_rate:.1f}%")
+    c3.metric("Pages re-read", read.lookups)
+    c4.metric("Model calls", used.llm_calls, help=tokens)
     view = DETAIL_VIEWS.get(result.details.kind)
     if view is not None:
         view(store, result, n_pages)
     render_paper_pages(result, n_pages, paper)
     with st.expander("Context sent to the model for the answer", expanded=False):
-        st.html(context_html(result.context, result.expanded))
+        st.html(context_html(read.context, read.expanded))
     st.markdown("**Trace**")
-    render_steps(store, result.steps, by=model_name(result.engine_label))
+    render_steps(store, result.steps, by=model_name(run.engine_label))
 
 
 def render_comparison(store: Store, document: Document, results: list[AskResult], *, key: str) -> None:
@@ -197,38 +199,35 @@ def render_comparison(store: Store, document: Document, results: list[AskResult]
     paper's own look-ups, a report to download, every method's answer in one table, the words
     each read, then a tab a method for what it read and its trace."""
     from components import charts
-    from core.methods.readagent.memory import load_memory
     from core.report import report_html
     from core.samples import find_question, paper_lookup
 
-    run_ids = [r.run_id for r in results]
+    run_ids = [r.run.id for r in results]
     questions = document.meta.get("questions") or []
-    gold = find_question(questions, results[0].question)  # quote style and spacing aside
-    paper = paper_lookup(document, results[0].question)
+    question = results[0].question
+    gold = find_question(questions, question.text)  # quote style and spacing aside
+    paper = paper_lookup(document, question.text)
     if paper:
         st.info(f"In the paper, ReadAgent with PaLM 2-L re-read pages {', '.join(map(str, paper['readagent_pages']))} "
                 f"and chose ({paper['readagent_choice']}); neural retrieval read pages "
                 f"{', '.join(map(str, paper['neural_retrieval_pages']))} and chose ({paper['neural_retrieval_choice']}).")
-    st.subheader(md(results[0].question))
+    st.subheader(md(question.text))
     st.download_button("Download report (HTML)", report_html(store, run_ids),
                        file_name=f"report-runs-{'-'.join(map(str, run_ids))}.html", mime="text/html",
                        key=f"{key}_report",
                        help="One self-contained file: answers, pages re-read, the walk, the context and the trace. "
                             "It opens offline.")
     st.html(comparison_html(results, gold))
-    if gold and gold.get("gold") and results[0].options:
+    if gold and gold.get("gold") and question.options:
         st.caption(f"The answer is ({gold['gold']}).")
     elif gold and gold.get("answers"):
         st.caption("Reference answer: " + md(" / ".join(gold["answers"])))
     if len(results) > 1:
         st.plotly_chart(charts.words_in_context(results), width="stretch", key=f"{key}_words_chart")
     legend()
-    pages_of = {}
-    for r in results:
-        if r.memory_id and r.memory_id not in pages_of:
-            pages_of[r.memory_id] = len(load_memory(store, r.memory_id, document).pages)
-    tabs = st.tabs([f"{r.method_label} · #{r.run_id}" for r in results], key=f"{key}_result_tab")
+    pages_of = {r.memory.id: store.page_count(r.memory.id) for r in results if r.memory}
+    tabs = st.tabs([f"{r.run.method_label} · #{r.run.id}" for r in results], key=f"{key}_result_tab")
     for tab, result in zip(tabs, results):
         with tab:
-            render_ask_result(store, result, n_pages=pages_of.get(result.memory_id), gold=gold,
-                              key=f"{key}{result.run_id}", compact=True, paper=paper)
+            render_ask_result(store, result, n_pages=pages_of.get(result.memory.id) if result.memory else None,
+                              gold=gold, key=f"{key}{result.run.id}", compact=True, paper=paper)

@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 
 from components.ui import REREAD, esc
 from core.methods.registry import METHODS
+from core.store.records import EvalResult
 
 PALETTE = px.colors.qualitative.Safe
 COLORS = {m.label: PALETTE[i % len(PALETTE)] for i, m in enumerate(METHODS.values())}  # same colour everywhere
@@ -15,8 +16,8 @@ COLORS = {m.label: PALETTE[i % len(PALETTE)] for i, m in enumerate(METHODS.value
 
 def words_in_context(results) -> go.Figure:
     """Ask, several methods side by side: the words each put in its context."""
-    fig = go.Figure(go.Bar(x=[r.method_label for r in results], y=[r.words_in_context for r in results],
-                           text=[f"CR {r.compression_rate:.0f}%" for r in results], textposition="outside",
+    fig = go.Figure(go.Bar(x=[r.run.method_label for r in results], y=[r.reading.words_in_context for r in results],
+                           text=[f"CR {r.reading.compression_rate:.0f}%" for r in results], textposition="outside",
                            marker_color="#5c7cfa"))
     fig.update_layout(height=260, margin=dict(l=10, r=10, t=40, b=10), title="Words in context per method",
                       yaxis_title="words")
@@ -46,21 +47,21 @@ def tradeoff(summary: list[dict]) -> go.Figure | None:
     return fig
 
 
-def lookup_counts(rows: list[dict]) -> pd.DataFrame:
+def lookup_counts(rows: list[EvalResult]) -> pd.DataFrame:
     """Questions per whole number of look-ups and method, every count from 0 to the most made
     (zeros included, so no bar is missing)."""
-    answered = [r for r in rows if not r["error"] and r["lookups"] is not None]
+    answered = [r for r in rows if not r.error and r.lookups is not None]
     if not answered:
         return pd.DataFrame(columns=["method", "look-ups", "questions"])
-    top = max(int(r["lookups"]) for r in answered)
-    methods = list(dict.fromkeys(METHODS[r["method"]].label for r in answered))
+    top = max(int(r.lookups) for r in answered)
+    methods = list(dict.fromkeys(METHODS[r.method].label for r in answered))
     counts = {(m, n): 0 for m in methods for n in range(top + 1)}
     for r in answered:
-        counts[(METHODS[r["method"]].label, int(r["lookups"]))] += 1
+        counts[(METHODS[r.method].label, int(r.lookups))] += 1
     return pd.DataFrame([{"method": m, "look-ups": n, "questions": c} for (m, n), c in counts.items()])
 
 
-def lookups_per_question(rows: list[dict]) -> go.Figure | None:
+def lookups_per_question(rows: list[EvalResult]) -> go.Figure | None:
     """How many look-ups each question took, per method: one bar per whole number, 0 included."""
     counts = lookup_counts(rows)
     if counts.empty:
@@ -73,9 +74,9 @@ def lookups_per_question(rows: list[dict]) -> go.Figure | None:
     return fig
 
 
-def accuracy_per_document(rows: list[dict], titles: dict[str, str]) -> go.Figure | None:
-    per_doc = pd.DataFrame([{"document": titles.get(r["doc_id"], r["doc_id"]), "method": METHODS[r["method"]].label,
-                             "correct": r["correct"]} for r in rows if r["correct"] is not None])
+def accuracy_per_document(rows: list[EvalResult], titles: dict[str, str]) -> go.Figure | None:
+    per_doc = pd.DataFrame([{"document": titles.get(r.doc_id, r.doc_id), "method": METHODS[r.method].label,
+                             "correct": r.correct} for r in rows if r.correct is not None])
     if per_doc.empty:
         return None
     acc = per_doc.groupby(["document", "method"], as_index=False)["correct"].mean()
@@ -86,20 +87,20 @@ def accuracy_per_document(rows: list[dict], titles: dict[str, str]) -> go.Figure
     return fig
 
 
-def pages_reread(results: list[dict], method_label: str, current: int | None = None,
+def pages_reread(results: list[EvalResult], method_label: str, current: int | None = None,
                  most: int = 40) -> go.Figure | None:
     """Inspect: which pages one method re-read, across one document's questions; the row of the
     result ``current`` (the case open) is named and framed. With more than ``most`` questions, the
     ``most`` around the current one are drawn."""
-    if not any(r["pages_looked_up"] for r in results):
+    if not any(r.pages_looked_up for r in results):
         return None
-    at = next((i for i, r in enumerate(results) if r["id"] == current), None)
+    at = next((i for i, r in enumerate(results) if r.id == current), None)
     start = 0 if len(results) <= most or at is None else max(0, min(at - most // 2, len(results) - most))
     window = results[start:start + most]
-    n_pages = max(max(r["pages_looked_up"] or [0]) for r in window) + 1
-    z = [[1 if p in (r["pages_looked_up"] or []) else 0 for p in range(n_pages)] for r in window]
-    names = [f"Q{start + i + 1}" + (" ◀ this case" if r["id"] == current else "") for i, r in enumerate(window)]
-    hover = [[esc(r["question"][:80]) for _ in range(n_pages)] for r in window]
+    n_pages = max(max(r.pages_looked_up or [0]) for r in window) + 1
+    z = [[1 if p in (r.pages_looked_up or []) else 0 for p in range(n_pages)] for r in window]
+    names = [f"Q{start + i + 1}" + (" ◀ this case" if r.id == current else "") for i, r in enumerate(window)]
+    hover = [[esc(r.question[:80]) for _ in range(n_pages)] for r in window]
     fig = go.Figure(go.Heatmap(z=z, x=list(range(n_pages)), y=names, customdata=hover, showscale=False,
                                colorscale=[[0, "#f1f3f5"], [1, REREAD]], xgap=1, ygap=1,
                                hovertemplate="%{y} · page %{x}<br>%{customdata}<extra></extra>"))

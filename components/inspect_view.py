@@ -13,6 +13,7 @@ import streamlit as st
 from core.eval import agreement as agree
 from core.eval.report import DEFAULT_CATEGORIES
 from core.store import Store
+from core.store.records import EvalResult, Label
 
 PAGE_ROWS = 15  # rows of the case table at once: the page holding the open case
 NOTES = ("in_flash", "in_saved", "in_problem")  # said once, on the run after the callback that set them
@@ -37,26 +38,27 @@ def take_note(key: str) -> str | None:
     return note
 
 
-def answered_differently(case: dict, others: list[dict]) -> list[dict]:
+def answered_differently(case: EvalResult, others: list[EvalResult]) -> list[EvalResult]:
     """The other methods' results for the case's question that answered (no error) and differ from
     it in choice, rating or correctness: shown beside it."""
-    return [o for o in others if not o["error"]
-            and (o["choice"], o["rating"], o["correct"]) != (case["choice"], case["rating"], case["correct"])]
+    return [o for o in others if not o.error
+            and (o.choice, o.rating, o.correct) != (case.choice, case.rating, case.correct)]
 
 
-def same_document_results(rows: list[dict], case: dict) -> list[dict]:
+def same_document_results(rows: list[EvalResult], case: EvalResult) -> list[EvalResult]:
     """The case method's answered results over the case's document, in the same run."""
-    return [r for r in rows if r["doc_id"] == case["doc_id"] and r["method"] == case["method"]
-            and r["run_index"] == case["run_index"] and not r["error"]]
+    return [r for r in rows if r.doc_id == case.doc_id and r.method == case.method
+            and r.run_index == case.run_index and not r.error]
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def _results(where: str, eval_id: int, version: tuple[int, int], _store: Store) -> tuple[list[dict], dict[int, dict]]:
+def _results(where: str, eval_id: int, version: tuple[int, int],
+             _store: Store) -> tuple[list[EvalResult], dict[int, EvalResult]]:
     rows = _store.eval_results(eval_id)
-    return rows, {r["id"]: r for r in rows}
+    return rows, {r.id: r for r in rows}
 
 
-def eval_rows(store: Store, eval_id: int) -> tuple[list[dict], dict[int, dict]]:
+def eval_rows(store: Store, eval_id: int) -> tuple[list[EvalResult], dict[int, EvalResult]]:
     """An evaluation's results (and by id), loaded once per version of them: a rerun (a key press)
     costs one indexed count, not 10,000 rows. Shared, so read-only."""
     return _results(str(store.path or id(store)), eval_id, store.eval_results_version(eval_id), store)
@@ -118,7 +120,7 @@ def slot_keys(result_id: int, annotator: str) -> tuple[str, str, str]:
     return slot, f"in_category_{slot}", f"in_note_{slot}"
 
 
-def prepare_label_widgets(result_id: int, annotator: str, saved: dict | None, categories: list[str]) -> None:
+def prepare_label_widgets(result_id: int, annotator: str, saved: Label | None, categories: list[str]) -> None:
     """Fill the category and note widgets of this case from the unsaved draft, else the saved label,
     else nothing (no category is preselected)."""
     slot, cat_key, note_key = slot_keys(result_id, annotator)
@@ -128,12 +130,12 @@ def prepare_label_widgets(result_id: int, annotator: str, saved: dict | None, ca
         drafts[slot] = drafts.pop(unsigned)
     draft = drafts.get(slot, {})
     if cat_key not in st.session_state:
-        category = draft.get("category", saved["category"] if saved else None)
+        category = draft.get("category", saved.category if saved else None)
         st.session_state[cat_key] = category if category in categories else None
     elif st.session_state[cat_key] not in categories:
         st.session_state[cat_key] = None
     if note_key not in st.session_state:
-        st.session_state[note_key] = draft.get("note", saved["note"] if saved else "")
+        st.session_state[note_key] = draft.get("note", saved.note if saved else "")
 
 
 def keep_draft(result_id: int, annotator: str) -> None:
@@ -147,12 +149,12 @@ def choose_category(result_id: int, annotator: str, category: str) -> None:
     keep_draft(result_id, annotator)
 
 
-def is_unsaved(result_id: int, annotator: str, saved: dict | None) -> bool:
+def is_unsaved(result_id: int, annotator: str, saved: Label | None) -> bool:
     slot, cat_key, note_key = slot_keys(result_id, annotator)
     if slot not in st.session_state.get("in_drafts", {}):
         return False
     now = (st.session_state.get(cat_key), st.session_state.get(note_key) or "")
-    return now != ((saved["category"], saved["note"] or "") if saved else (None, ""))
+    return now != ((saved.category, saved.note) if saved else (None, ""))
 
 
 def save_and_next(store: Store, result_id: int, annotator: str, ids: list[int], categories: list[str]) -> None:

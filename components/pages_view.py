@@ -4,21 +4,17 @@ moves through a long book: a range picker, "go to page", and a search of texts a
 matches are listed as pages and marked in the pages shown."""
 from __future__ import annotations
 
+from typing import Sequence
+
 import plotly.graph_objects as go
 import streamlit as st
 
 from components.ui import GIST, RAW, esc, md, offline_tag, who
-from core.text.documents import Document
 from core.methods.base import compression_rate
-from core.methods.readagent.memory import GistMemory
+from core.store.records import Page
 from core.text.search import find_spans, search_pages
 
 MATCHES_LISTED = 20
-
-
-def memory_pages(memory: GistMemory) -> list[dict]:
-    return [{"start": p.start, "end": p.end, "words": p.words, "break_by": p.break_by,
-             "break_reason": p.break_reason, "gist": p.gist, "gist_by": p.gist_by} for p in memory.pages]
 
 
 def marked(text: str, spans: list[tuple[int, int]] | tuple = ()) -> str:
@@ -31,33 +27,34 @@ def marked(text: str, spans: list[tuple[int, int]] | tuple = ()) -> str:
     return "".join(out) + esc(text[at:])
 
 
-def page_text(document: Document, page: dict) -> str:
-    return "\n\n".join(q.text for q in document.paragraphs[page["start"]:page["end"]])
+def reading_text(page: Page) -> str:
+    """A page's text as this screen shows it: a blank line between paragraphs."""
+    return page.text.replace("\n", "\n\n")
 
 
-def pages_html(document: Document, pages: list[dict], first: int, last: int, by: str = "",
-               pending: str = "gist on its way…", query: str = "", target: int | None = None) -> str:
+def pages_html(pages: Sequence[Page], first: int, last: int, by: str = "", pending: str = "gist on its way…",
+               query: str = "", target: int | None = None) -> str:
     """Pages ``first``..``last`` (inclusive indexes into ``pages``) as one HTML block; matches of
     ``query`` marked, page ``target`` outlined."""
     out = []
     for i in range(first, min(last, len(pages) - 1) + 1):
         p = pages[i]
-        text = page_text(document, p)
+        text = reading_text(p)
         raw = marked(text, find_spans(text, query))
-        if p.get("gist"):
-            offline = offline_tag() if p.get("gist_by") == "offline" else ""
+        if p.gist:
+            offline = offline_tag() if p.gist_by == "offline" else ""
             gist = (f'<div class="gme-gist"><span class="gme-tag gist">gist</span>{offline}'
-                    f'{marked(p["gist"], find_spans(p["gist"], query))}</div>')
+                    f'{marked(p.gist, find_spans(p.gist, query))}</div>')
         else:
             gist = f'<div class="gme-gist pending">{esc(pending)}</div>'
-        reason = f" — {esc(p['break_reason'])}" if p.get("break_reason") else ""
-        tag = "fallback" if p.get("break_by") == "fallback" else ("offline" if p.get("break_by") == "offline" else "raw")
+        reason = f" — {esc(p.break_reason)}" if p.break_reason else ""
+        tag = p.break_by if p.break_by in ("fallback", "offline") else "raw"
         here = " target" if i == target else ""
         out.append(
             f'<div class="gme-page{here}" id="page-{i}"><div class="gme-raw"><span class="gme-tag raw">Page {i}</span>'
-            f'{p["words"]} words<br>{raw}</div>{gist}</div>'
+            f'{p.words} words<br>{raw}</div>{gist}</div>'
             f'<div class="gme-break"><span class="gme-tag {tag}">pause point</span>'
-            f'<b>Page {i} ends here</b> · {esc(who(p.get("break_by", ""), by))}{reason}</div>'
+            f'<b>Page {i} ends here</b> · {esc(who(p.break_by, by))}{reason}</div>'
         )
     return "".join(out)
 
@@ -116,8 +113,8 @@ def page_navigator(texts: list[tuple[str, str]], *, key: str, per_view: int,
     return first, target, query
 
 
-def render_pages(document: Document, pages: list[dict], *, key: str, by: str = "", follow: bool = False,
-                 per_view: int = 12, pending: str = "gist on its way…", linked: int | None = None) -> int | None:
+def render_pages(pages: Sequence[Page], *, key: str, by: str = "", follow: bool = False, per_view: int = 12,
+                 pending: str = "gist on its way…", linked: int | None = None) -> int | None:
     """The pages with a way to move through them; ``follow`` shows the newest pages instead.
     Returns the page gone to, if any (for the URL)."""
     if not pages:
@@ -127,23 +124,22 @@ def render_pages(document: Document, pages: list[dict], *, key: str, by: str = "
         first = max(0, n - per_view)
         if first:
             st.caption(f"Showing the newest pages ({first}–{n - 1} of {n}).")
-        st.html(pages_html(document, pages, first, first + per_view - 1, by, pending))
+        st.html(pages_html(pages, first, first + per_view - 1, by, pending))
         return None
-    texts = [(page_text(document, p), p.get("gist") or "") for p in pages]
+    texts = [(reading_text(p), p.gist) for p in pages]
     first, target, query = page_navigator(texts, key=key, per_view=per_view, linked=linked)
     if target is not None:
         st.caption(f"Page {target} is outlined below.")
-    st.html(pages_html(document, pages, first, first + per_view - 1, by, pending, query=query, target=target))
+    st.html(pages_html(pages, first, first + per_view - 1, by, pending, query=query, target=target))
     return target
 
 
-def pages_chart(pages: list[dict], document_words: int) -> go.Figure:
+def pages_chart(pages: Sequence[Page], document_words: int) -> go.Figure:
     xs = list(range(len(pages)))
-    gist_words = sum(len((p.get("gist") or "").split()) for p in pages)
+    gist_words = sum(len(p.gist.split()) for p in pages)
     fig = go.Figure([
-        go.Bar(x=xs, y=[p["words"] for p in pages], name="words per page", marker_color=RAW),
-        go.Bar(x=xs, y=[len((p.get("gist") or "").split()) for p in pages], name="gist words per page",
-               marker_color=GIST),
+        go.Bar(x=xs, y=[p.words for p in pages], name="words per page", marker_color=RAW),
+        go.Bar(x=xs, y=[len(p.gist.split()) for p in pages], name="gist words per page", marker_color=GIST),
     ])
     fig.update_layout(
         barmode="overlay", height=300, margin=dict(l=10, r=10, t=40, b=10), bargap=0.15,

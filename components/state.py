@@ -21,7 +21,8 @@ import streamlit as st
 
 from core.config import API_KEY_ENV, BASE_URL_ENV, MODEL_ENV
 from core.status import COMPLETE, FAILED, INTERRUPTED, STOPPED
-from core.store import Store, loads, open_db
+from core.store import Store, open_db
+from core.store.records import Memory
 from core.text.documents import Document
 from core.engine import OFFLINE_LABEL, Engine, make_engine
 from core.llm.local import describe as describe_local, local_server
@@ -133,37 +134,37 @@ def set_memory(memory_id: int | None) -> None:
     st.session_state.app_memory_id = memory_id
 
 
-def memory_label(row: dict) -> str:
-    settings = loads(row.get("settings"), {}) or {}
-    fitted = f" · fitted to {row['fit_tokens']:,} tokens" if row.get("fit_tokens") else ""
-    conditional = " · conditional on a question" if settings.get("conditional") else ""
-    return (f"{row['engine_label']} · {row['preset']} {row['min_words']}–{row['max_words']} words · "
-            f"{row['pages']} pages{fitted}{conditional}")
+def memory_label(memory: Memory, pages: int | None = None) -> str:
+    """A memory as the picker names it; ``pages``: how many it holds so far, when it is unfinished."""
+    fitted = f" · fitted to {memory.fit_tokens:,} tokens" if memory.fit_tokens else ""
+    conditional = " · conditional on a question" if memory.conditional else ""
+    return (f"{memory.engine_label} · {memory.preset} {memory.min_words}–{memory.max_words} words · "
+            f"{memory.pages if pages is None else pages} pages{fitted}{conditional}")
 
 
 PARTIAL = "stopped, partial"
 
 
-def choose_memory(store: Store, document: Document, *, key: str, partial: bool = False) -> int | None:
-    """A picker of the document's finished gist memories; the choice is kept across pages.
+def choose_memory(store: Store, document: Document, *, key: str, partial: bool = False) -> Memory | None:
+    """A picker of the document's finished gist memories; the choice (kept across pages) is returned.
     ``partial``: memories whose build stopped before the end are offered too, labelled so."""
     _shared()
-    rows = store.memories_for(document.id, status=None if partial else COMPLETE)
-    rows = [r for r in rows if r["status"] == COMPLETE or r["status"] in (STOPPED, INTERRUPTED, FAILED)]
-    if not rows:
+    memories = store.memories_for(document.id, status=None if partial else COMPLETE)
+    memories = [m for m in memories if m.status in (COMPLETE, STOPPED, INTERRUPTED, FAILED)]
+    if not memories:
         return None
-    ids = [r["id"] for r in rows]
+    ids = [m.id for m in memories]
     if st.session_state.app_memory_id not in ids:
         st.session_state.app_memory_id = ids[0]
-    labels = {r["id"]: memory_label(r) if r["status"] == COMPLETE else
-              f"{PARTIAL} · {memory_label({**r, 'pages': len(store.page_rows(r['id']))})}" for r in rows}
+    labels = {m.id: memory_label(m) if m.status == COMPLETE else
+              f"{PARTIAL} · {memory_label(m, store.page_count(m.id))}" for m in memories}
     # The session's choice wins over what this picker held last (a build just finished chose its
     # memory); a choice made in the picker becomes the session's before the page reruns.
     st.session_state[key] = st.session_state.app_memory_id
     chosen = st.selectbox("Gist memory", ids, format_func=labels.get, key=key,
                           on_change=lambda: st.session_state.update(app_memory_id=st.session_state[key]))
     st.session_state.app_memory_id = chosen
-    return chosen
+    return next(m for m in memories if m.id == chosen)
 
 
 def require_document(store: Store) -> Document:
@@ -182,11 +183,10 @@ def choose_evaluation(store: Store, *, key: str, empty: str) -> int:
     if not evals:
         st.info(empty)
         st.stop()
-    ids = [e["id"] for e in evals]
+    ids = [e.id for e in evals]
     if st.session_state.app_eval_id not in ids:
         st.session_state.app_eval_id = ids[0]
-    labels = {e["id"]: f"#{e['id']} · {e['question']} · {e['method']} · {e['engine_label']} · {e['status']}"
-              for e in evals}
+    labels = {e.id: f"#{e.id} · {e.question} · {e.method} · {e.engine_label} · {e.status}" for e in evals}
     chosen = st.selectbox("Evaluation", ids, index=ids.index(st.session_state.app_eval_id), format_func=labels.get,
                           key=key)
     st.session_state.app_eval_id = chosen

@@ -14,7 +14,7 @@ from core.timeline import call_spans, step_spans, totals_by_step
 def render_build_timeline(store: Store, run_id: int, *, key: str) -> None:
     """The run's model calls over time, coloured by step, with the tokens of each step beside;
     for a build that made no model call, its steps' timings, labelled as the offline engine's."""
-    calls = [c for c in store.calls(run_id) if c.get("step")]
+    calls = [c for c in store.calls(run_id) if c.step]
     if calls:
         spans = call_spans(calls)
         title, what = "Model calls over time", "calls"
@@ -71,7 +71,7 @@ def _figure(value) -> str:
 
 def build_actuals(store: Store, run_id: int) -> dict:
     """A build run's actual figures for ``estimate_table``: its result, and its calls per step."""
-    actual = dict(store.get_run(run_id).get("result") or {})
+    actual = dict(store.get_run(run_id).result or {})
     per_step = {row["step"]: row["calls"] for row in totals_by_step(call_spans(store.calls(run_id)))}
     actual["pagination_calls"] = per_step.get("pagination", 0)
     actual["gist_calls"] = per_step.get("gist", 0)

@@ -23,6 +23,7 @@ from pyvis.network import Network
 
 from components.ui import GIST, GIST_BG, RAW, RAW_BG, REREAD
 from core.methods.memwalker.tree import MemoryTree
+from core.methods.memwalker.walk import Visit
 
 REVERT = "#e03131"
 ANSWERED = "#1b4332"
@@ -60,19 +61,19 @@ class WalkMarks:
     shown: set[int] = field(default_factory=set)  # children offered at a triage step
 
     @classmethod
-    def of(cls, visits: list[dict] | None) -> "WalkMarks":
+    def of(cls, visits: list[Visit] | None) -> "WalkMarks":
         marks = cls()
         for n, v in enumerate(visits or [], 1):
-            marks.order.setdefault(v["node"], []).append(n)
-            if v.get("move") == "revert" and v.get("to") is not None:
-                marks.reverts.append((n, v["node"], v["to"]))
-            if v.get("move") == "answer":
-                marks.answered_at = v["node"]
-            marks.shown.update(v.get("shown") or [])
+            marks.order.setdefault(v.node, []).append(n)
+            if v.move == "revert" and v.to is not None:
+                marks.reverts.append((n, v.node, v.to))
+            if v.move == "answer":
+                marks.answered_at = v.node
+            marks.shown.update(v.shown)
         return marks
 
 
-def visible_nodes(tree: MemoryTree, visits: list[dict] | None = None, levels: int | None = None) -> set[int]:
+def visible_nodes(tree: MemoryTree, visits: list[Visit] | None = None, levels: int | None = None) -> set[int]:
     """The nodes drawn: those at most ``levels`` levels below the root (all when ``None``), every
     node visited with its ancestors, and the children each triage step offered."""
     top = tree.root.level
@@ -95,7 +96,7 @@ def _below(tree: MemoryTree, node_id: int) -> int:
     return 1 + sum(_below(tree, c) for c in node.children)
 
 
-def graph_elements(tree: MemoryTree, visits: list[dict] | None = None,
+def graph_elements(tree: MemoryTree, visits: list[Visit] | None = None,
                    levels: int | None = None) -> tuple[list[dict], list[dict]]:
     """The graph as vis-network nodes and edges (plain dicts, so tests read what is drawn)."""
     top = tree.root.level
@@ -141,7 +142,7 @@ def graph_elements(tree: MemoryTree, visits: list[dict] | None = None,
     return nodes, edges
 
 
-def tree_graph_html(tree: MemoryTree, *, visits: list[dict] | None = None, levels: int | None = None,
+def tree_graph_html(tree: MemoryTree, *, visits: list[Visit] | None = None, levels: int | None = None,
                     height: int = 560) -> str:
     """The tree top-down (see ``graph_elements`` for what is drawn), as a page with nothing to fetch."""
     nodes, edges = graph_elements(tree, visits, levels)
@@ -174,7 +175,7 @@ def _offline(page: str) -> str:
     return _CDN.sub("", page).replace("</body>", _REFIT + "</body>", 1)
 
 
-def node_colors(tree: MemoryTree, visits: list[dict] | None = None) -> list[str]:
+def node_colors(tree: MemoryTree, visits: list[Visit] | None = None) -> list[str]:
     """One colour a node for the whole-tree charts: the walk's path strong (the answering leaf
     darkest, nodes gone back from red), everything else pale."""
     marks = WalkMarks.of(visits)
@@ -194,7 +195,7 @@ def node_colors(tree: MemoryTree, visits: list[dict] | None = None) -> list[str]
     return colors
 
 
-def tree_chart(tree: MemoryTree, visits: list[dict] | None = None, *, kind: str = "icicle",
+def tree_chart(tree: MemoryTree, visits: list[Visit] | None = None, *, kind: str = "icicle",
                height: int = 560) -> go.Figure:
     """The whole tree, root on top (icicle) or in the middle (sunburst), sized by tokens, with the
     walk's path highlighted and each visited node's steps in its label."""
@@ -215,5 +216,5 @@ def tree_chart(tree: MemoryTree, visits: list[dict] | None = None, *, kind: str 
     return fig
 
 
-def tree_sunburst(tree: MemoryTree, visits: list[dict] | None = None) -> go.Figure:
+def tree_sunburst(tree: MemoryTree, visits: list[Visit] | None = None) -> go.Figure:
     return tree_chart(tree, visits, kind="sunburst")

@@ -35,7 +35,7 @@ def restore(store: Store) -> None:
         document = store.get_document(params[DOC])
     except GistError:  # a link to another database, or a document deleted since
         return
-    memories = {r["id"] for r in store.memories_for(document.id)}
+    memories = {m.id for m in store.memories_for(document.id)}
     memory = next((m for m in _ints(params.get(MEMORY)) if m in memories), None)
     open_document(document, memory)
 

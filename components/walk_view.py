@@ -8,6 +8,7 @@ import streamlit as st
 
 from components.tree_view import depth_of, node_label, tree_chart, tree_graph_html
 from core.methods.memwalker.tree import MemoryTree
+from core.methods.memwalker.walk import Visit
 
 VIEWS = ("Graph", "Icicle", "Sunburst")
 LEGEND = ("Green nodes were visited (numbered in walk order), red dashed arrows are reverts and red cells "
@@ -15,7 +16,7 @@ LEGEND = ("Green nodes were visited (numbered in walk order), red dashed arrows 
           "Grey \"+N\" boxes and \"▸ +N\" stand for children not drawn.")
 
 
-def render_tree(tree: MemoryTree, visits: list[dict] | None, *, key: str, levels: int | None = None,
+def render_tree(tree: MemoryTree, visits: list[Visit] | None, *, key: str, levels: int | None = None,
                 height: int = 560) -> None:
     """The tree with ``visits`` drawn on it; ``levels`` is the graph's starting depth (default:
     everything for a small tree, the root's children for a large one)."""
@@ -36,13 +37,13 @@ def render_tree(tree: MemoryTree, visits: list[dict] | None, *, key: str, levels
         st.caption(LEGEND)
 
 
-def walk_table(tree: MemoryTree, visits: list[dict]) -> pd.DataFrame:
+def walk_table(tree: MemoryTree, visits: list[Visit]) -> pd.DataFrame:
     return pd.DataFrame([{
-        "#": n, "node": node_label(tree, v["node"]), "shown": v["kind"], "move": v["move"],
-        "to": node_label(tree, v["to"]) if v.get("to") is not None else "", "reasoning": v.get("reasoning", ""),
+        "#": n, "node": node_label(tree, v.node), "shown": v.kind, "move": v.move,
+        "to": node_label(tree, v.to) if v.to is not None else "", "reasoning": v.reasoning,
     } for n, v in enumerate(visits, 1)])
 
 
-def render_walk_steps(tree: MemoryTree, visits: list[dict]) -> None:
+def render_walk_steps(tree: MemoryTree, visits: list[Visit]) -> None:
     st.dataframe(walk_table(tree, visits), hide_index=True, width="stretch",
                  column_config={"reasoning": st.column_config.TextColumn(width="large")})

@@ -22,6 +22,7 @@ from typing import Callable, Iterable
 
 from core.errors import GistError
 from core.methods.ask import AskResult, load_ask
+from core.methods.memwalker.walk import Visit
 from core.prompts import LETTERS
 from core.samples import find_question, paper_lookup
 from core.store import Store
@@ -76,16 +77,17 @@ def _by(outcome: str, engine_label: str) -> str:
 
 
 def is_offline(result: AskResult) -> bool:
-    return result.engine == "offline"
+    return result.run.engine == "offline"
 
 
 def answer_line(result: AskResult) -> str:
-    if result.options and result.choice:
-        idx = LETTERS.index(result.choice)
-        return f"({result.choice}) {result.options[idx] if idx < len(result.options) else ''}"
-    if result.options:
-        return f"No option chosen. The reply was: {result.answer}"
-    return result.answer or "(no answer)"
+    options, answer = result.question.options, result.answer
+    if options and answer.choice:
+        idx = LETTERS.index(answer.choice)
+        return f"({answer.choice}) {options[idx] if idx < len(options) else ''}"
+    if options:
+        return f"No option chosen. The reply was: {answer.text}"
+    return answer.text or "(no answer)"
 
 
 # --- pieces ---------------------------------------------------------------------------------------
@@ -114,15 +116,14 @@ def context_block(context: str, expanded: Iterable[int]) -> str:
     return "".join(out)
 
 
-def walk_svg(tree: dict, trajectory: list[dict], labels: dict[int, str], levels: dict[int, int],
-             width: int = 760) -> str:
+def walk_svg(trajectory: list[Visit], labels: dict[int, str], levels: dict[int, int], width: int = 760) -> str:
     """The nodes a MemWalker walk visited, by level (root on top), joined in visit order;
     reverts are red, the node answered from is ringed."""
     if not trajectory:
         return ""
     nodes = []
     for v in trajectory:
-        for n in (v["node"], v.get("to")):
+        for n in (v.node, v.to):
             if n is not None and n not in nodes:
                 nodes.append(n)
     top = max(levels.get(n, 1) for n in nodes)
@@ -137,14 +138,14 @@ def walk_svg(tree: dict, trajectory: list[dict], labels: dict[int, str], levels:
             pos[n] = (int(width * (k + 1) / (len(members) + 1)), 30 + row_h * (top - level))
     lines, circles = [], []
     for v in trajectory:
-        if v.get("to") is None:
+        if v.to is None:
             continue
-        (x1, y1), (x2, y2) = pos[v["node"]], pos[v["to"]]
-        revert = v.get("move") == "revert"
+        (x1, y1), (x2, y2) = pos[v.node], pos[v.to]
+        revert = v.move == "revert"
         dash = ' stroke-dasharray="5,4"' if revert else ""
         lines.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{REVERT if revert else REREAD}" '
                      f'stroke-width="2.5"{dash}/>')
-    answered = {v["node"] for v in trajectory if v.get("move") == "answer"}
+    answered = {v.node for v in trajectory if v.move == "answer"}
     for n, (x, y) in pos.items():
         ring = f' stroke="{REREAD}" stroke-width="4"' if n in answered else f' stroke="{GIST}" stroke-width="1.5"'
         circles.append(f'<circle cx="{x}" cy="{y}" r="20" fill="{GIST_BG}"{ring}><title>{esc(labels.get(n, n))}'
@@ -160,33 +161,33 @@ def _walk(store: Store, result: AskResult) -> str:
     labels: dict[int, str] = {}
     try:
         from core.methods.memwalker.tree import load_tree
-        tree = load_tree(store, walk.tree["tree_id"])
+        tree = load_tree(store, walk.tree.tree_id)
         for node in tree.nodes:
             levels[node.id] = node.level
             labels[node.id] = "root" if node.id == tree.root.id else (
                 f"leaf {node.index}" if node.is_leaf else f"L{node.level}·{node.index}")
-    except (GistError, KeyError, TypeError):  # the tree was rebuilt or removed: the walk is still told
+    except (GistError, TypeError):  # the tree was rebuilt or removed: the walk is still told
         for v in walk.trajectory:
-            levels[v["node"]] = v.get("level", 1)
-            labels[v["node"]] = f"node {v['node']}"
+            levels[v.node] = v.level
+            labels[v.node] = f"node {v.node}"
     items = "".join(
-        f'<li class="{"revert" if v.get("move") == "revert" else ""}"><b>{esc(labels.get(v["node"], v["node"]))}</b>'
-        f' ({esc(v.get("kind", ""))}) → {esc(v.get("move", ""))}'
-        + (f' to {esc(labels.get(v["to"], v["to"]))}' if v.get("to") is not None else "")
-        + f' · {esc(_by(v.get("outcome", ""), result.engine_label))}'
-        + (f'<br><span class="meta">{esc(v["reasoning"])}</span>' if v.get("reasoning") else "") + "</li>"
+        f'<li class="{"revert" if v.move == "revert" else ""}"><b>{esc(labels.get(v.node, v.node))}</b>'
+        f' ({esc(v.kind)}) → {esc(v.move)}'
+        + (f' to {esc(labels.get(v.to, v.to))}' if v.to is not None else "")
+        + f' · {esc(_by(v.outcome, result.run.engine_label))}'
+        + (f'<br><span class="meta">{esc(v.reasoning)}</span>' if v.reasoning else "") + "</li>"
         for v in walk.trajectory)
     outcome = "answered" if walk.answered else "no answer"
     return (f'<h4>MemWalker: the path walked</h4><p>{len(walk.trajectory)} steps · {walk.reverts} reverts · '
             f'{outcome} · {100 * walk.share_read:.0f}% of the text read</p>'
-            f'{walk_svg(walk.tree, walk.trajectory, labels, levels)}<ol class="walk">{items}</ol>')
+            f'{walk_svg(walk.trajectory, labels, levels)}<ol class="walk">{items}</ol>')
 
 
 def _notes(store: Store, result: AskResult) -> str:
     notes = result.details.notes
-    cells = "".join(f'<div class="cell{" reread" if n["kept"] else ""}" title="Segment {n["segment"]}">'
-                    f'<span>{n["segment"]}</span><span>{"keep" if n["kept"] else "drop"}</span></div>' for n in notes)
-    return (f'<h4>Segment+ notes</h4><p>{sum(n["kept"] for n in notes)} of {len(notes)} kept</p>'
+    cells = "".join(f'<div class="cell{" reread" if n.kept else ""}" title="Segment {n.segment}">'
+                    f'<span>{n.segment}</span><span>{"keep" if n.kept else "drop"}</span></div>' for n in notes)
+    return (f'<h4>Segment+ notes</h4><p>{sum(n.kept for n in notes)} of {len(notes)} kept</p>'
             f'<div class="strip"><span class="label">segments</span>{cells}</div>')
 
 
@@ -195,64 +196,62 @@ DETAILS: dict[str, Callable[[Store, AskResult], str]] = {"walk": _walk, "notes":
 
 def trace_block(store: Store, result: AskResult) -> str:
     """Every step: who decided, each attempt's prompt and reply, the parse result, fallbacks."""
-    ids = [a["call_id"] for s in result.steps for a in s.get("attempts") or [] if a.get("call_id")]
-    calls = {c["id"]: c for c in store.calls(ids=ids)} if ids else {}
+    ids = [a.call_id for s in result.steps for a in s.attempts if a.call_id]
+    calls = {c.id: c for c in store.calls(ids=ids)} if ids else {}
     out = []
     for n, step in enumerate(result.steps, 1):
-        page = f" · page {step['page']}" if step.get("page") is not None else ""
-        body = [f'<p class="fallback">Fallback: {esc(step["fallback"])}</p>'] if step.get("fallback") else []
-        attempts = step.get("attempts") or []
-        if not attempts:
+        page = f" · page {step.page}" if step.page is not None else ""
+        body = [f'<p class="fallback">Fallback: {esc(step.fallback)}</p>'] if step.fallback else []
+        if not step.attempts:
             body.append("<p>No model call: " + ("decided by the offline engine (no LLM); its scores are below."
-                                                if step.get("outcome") == "offline" else "nothing to decide.") + "</p>")
-        for k, attempt in enumerate(attempts, 1):
-            call = calls.get(attempt.get("call_id")) or {}
-            cached = " · replayed from the cache" if attempt.get("cached") else ""
-            body.append(f"<p><b>Attempt {k}</b>{cached}</p><p>Prompt</p><pre>{esc(call.get('prompt', '(prompt not logged)'))}"
-                        f"</pre><p>Reply</p><pre>{esc(attempt.get('reply', ''))}</pre>")
-            body.append(f'<p class="problem">Could not use this reply: {esc(attempt["problem"])}</p>'
-                        if attempt.get("problem") else '<p class="ok">Parsed.</p>')
-            body.extend(f'<p class="meta">Parser: {esc(note)}</p>' for note in attempt.get("notes") or [])
-        body.append(f"<p>Result</p><pre>{esc(json.dumps(step.get('value'), ensure_ascii=False, default=str))}</pre>")
-        if step.get("detail"):
-            body.append(f"<p>Details</p><pre>{esc(json.dumps(step['detail'], ensure_ascii=False, indent=1, default=str))}"
+                                                if step.outcome == "offline" else "nothing to decide.") + "</p>")
+        for k, attempt in enumerate(step.attempts, 1):
+            call = calls.get(attempt.call_id)
+            cached = " · replayed from the cache" if attempt.cached else ""
+            prompt = call.prompt if call else "(prompt not logged)"
+            body.append(f"<p><b>Attempt {k}</b>{cached}</p><p>Prompt</p><pre>{esc(prompt)}"
+                        f"</pre><p>Reply</p><pre>{esc(attempt.reply)}</pre>")
+            body.append(f'<p class="problem">Could not use this reply: {esc(attempt.problem)}</p>'
+                        if attempt.problem else '<p class="ok">Parsed.</p>')
+            body.extend(f'<p class="meta">Parser: {esc(note)}</p>' for note in attempt.notes)
+        body.append(f"<p>Result</p><pre>{esc(json.dumps(step.value, ensure_ascii=False, default=str))}</pre>")
+        if step.detail:
+            body.append(f"<p>Details</p><pre>{esc(json.dumps(step.detail, ensure_ascii=False, indent=1, default=str))}"
                         "</pre>")
-        out.append(f"<details><summary>{n}. {esc(step.get('step', ''))}{page} · "
-                   f"{esc(_by(step.get('outcome', ''), result.engine_label))}</summary>{''.join(body)}</details>")
+        out.append(f"<details><summary>{n}. {esc(step.step)}{page} · "
+                   f"{esc(_by(step.outcome, result.run.engine_label))}</summary>{''.join(body)}</details>")
     return "".join(out)
 
 
 def _pages_in_memory(store: Store, result: AskResult) -> int | None:
-    if not result.memory_id:
-        return None
-    row = store.get_memory_row(result.memory_id)
-    return row.get("pages") or None
+    return (store.get_memory(result.memory.id).pages or None) if result.memory else None
 
 
 def result_block(store: Store, result: AskResult, gold: dict | None, paper: dict | None) -> str:
     offline = is_offline(result)
     tag = f'<span class="offline">{OFFLINE_WORDS}</span>' if offline else ""
-    engine = OFFLINE_WORDS if offline else result.engine_label
-    out = [f"<h3>{esc(result.method_label)}</h3>",
-           f'<p class="meta">Run #{result.run_id} · look-ups and answer: {esc(engine)}'
-           + (f" · gists: {esc(result.memory_label)}" if result.memory_label else "") + "</p>",
+    engine = OFFLINE_WORDS if offline else result.run.engine_label
+    read, used = result.reading, result.usage
+    out = [f"<h3>{esc(result.run.method_label)}</h3>",
+           f'<p class="meta">Run #{result.run.id} · look-ups and answer: {esc(engine)}'
+           + (f" · gists: {esc(result.memory.label)}" if result.memory and result.memory.label else "") + "</p>",
            f'<div class="answer">{tag}{esc(answer_line(result))}</div>']
-    if gold and gold.get("gold") and result.options:
-        right = result.choice == gold["gold"]
+    if gold and gold.get("gold") and result.question.options:
+        right = result.answer.choice == gold["gold"]
         out.append(f'<p class="{"ok" if right else "bad"}">{"Correct" if right else "Not correct"}: '
                    f'the answer is ({esc(gold["gold"])}).</p>')
     elif gold and gold.get("answers"):
         out.append(f'<p class="meta">Reference answer: {esc(" / ".join(gold["answers"]))}</p>')
-    figures = [("Words in context", f"{result.words_in_context:,}"), ("Compression rate", f"{result.compression_rate:.1f}%"),
-               ("Pages re-read", len(result.pages_looked_up)), ("Model calls", result.llm_calls),
-               ("Replayed from the cache", result.cached_calls), ("Input tokens", f"{result.input_tokens:,}"),
-               ("Output tokens", f"{result.output_tokens:,}"), ("Seconds", f"{result.seconds:.2f}")]
+    figures = [("Words in context", f"{read.words_in_context:,}"),
+               ("Compression rate", f"{read.compression_rate:.1f}%"),
+               ("Pages re-read", read.lookups), ("Model calls", used.llm_calls),
+               ("Replayed from the cache", used.cached_calls), ("Input tokens", f"{used.input_tokens:,}"),
+               ("Output tokens", f"{used.output_tokens:,}"), ("Seconds", f"{result.run.seconds:.2f}")]
     out.append('<table class="figures">' + "".join(f"<tr><td>{esc(k)}</td><td>{esc(v)}</td></tr>" for k, v in figures)
                + "</table>")
     n_pages = _pages_in_memory(store, result)
     if n_pages and result.details.kind in ("lookup", "retrieval"):
-        out.append("<h4>Pages re-read</h4>" + page_strip(n_pages, result.pages_looked_up,
-                                                         label="re-read (this run)"))
+        out.append("<h4>Pages re-read</h4>" + page_strip(n_pages, read.pages_looked_up, label="re-read (this run)"))
         if paper:
             key = "readagent_pages" if result.details.kind == "lookup" else "neural_retrieval_pages"
             who = "ReadAgent" if key == "readagent_pages" else "neural retrieval"
@@ -260,8 +259,8 @@ def result_block(store: Store, result: AskResult, gold: dict | None, paper: dict
     view = DETAILS.get(result.details.kind)
     if view is not None:
         out.append(view(store, result))
-    out.append(f"<details><summary>Context sent for the answer ({result.words_in_context:,} words)</summary>"
-               f"{context_block(result.context, result.expanded)}</details>")
+    out.append(f"<details><summary>Context sent for the answer ({read.words_in_context:,} words)</summary>"
+               f"{context_block(read.context, read.expanded)}</details>")
     out.append(f"<h4>Trace</h4>{trace_block(store, result)}")
     return "".join(out)
 
@@ -274,13 +273,13 @@ def report_html(store: Store, run_ids: Iterable[int], *, title: str = "Gist Memo
                         app="Ask a question first.")
     groups: dict[tuple[str, str], list[AskResult]] = {}
     for r in results:
-        groups.setdefault((r.doc_id, r.question), []).append(r)
+        groups.setdefault((r.run.doc_id, r.question.text), []).append(r)
     body = []
     for (doc_id, question), members in groups.items():
         document = store.get_document(doc_id)
         gold = find_question(document.meta.get("questions") or [], question)
         paper = paper_lookup(document, question)
-        options = members[0].options
+        options = members[0].question.options
         body.append(f"<h2>{esc(question)}</h2><p class=\"meta\">{esc(document.title)} · {document.words:,} words</p>")
         if options:
             body.append("<ol type=\"A\">" + "".join(f"<li>{esc(o)}</li>" for o in options) + "</ol>")
@@ -295,7 +294,7 @@ def report_html(store: Store, run_ids: Iterable[int], *, title: str = "Gist Memo
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{esc(title)}</title>'
             f"<style>{CSS}</style></head><body><h1>{esc(title)}</h1>"
-            f'<p class="meta">Written {made} from runs {esc(", ".join(str(r.run_id) for r in results))}. '
+            f'<p class="meta">Written {made} from runs {esc(", ".join(str(r.run.id) for r in results))}. '
             f'This file is self-contained: it loads nothing from anywhere.</p>{"".join(body)}</body></html>\n')
 
 

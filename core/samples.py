@@ -18,6 +18,7 @@ from core.prompts import LETTERS
 from core.status import BUILDING, COMPLETE
 from core.store import Store
 from core.store.migrations import now
+from core.store.records import Page
 from core.text.documents import Document, count_words, load_path, parse_text
 
 DATA = Path(__file__).parent / "data"
@@ -111,7 +112,7 @@ def import_paper_memory(store: Store, document: Document) -> int:
     """The paper's PaLM 2-L gist memory of Off Course as a stored memory (idempotent)."""
     existing = store.find_memory(document.id, PAPER_ENGINE)
     if existing is not None:
-        return existing["id"]
+        return existing.id
     raw = json.loads((DATA / get_sample("off-course").file).read_text(encoding="utf-8"))
     pages = sorted(raw["pages"], key=lambda p: p["page"])
     starts = page_starts(document, [p["starts_with"] for p in pages]) + [len(document.paragraphs)]
@@ -122,10 +123,10 @@ def import_paper_memory(store: Store, document: Document) -> int:
         settings_key=PAPER_ENGINE, status=BUILDING, origin="paper",
     )
     for page, start, end in zip(pages, starts, starts[1:]):
-        store.save_page(memory_id, start=start, end=end,
-                        words=sum(p.words for p in document.paragraphs[start:end]),
-                        break_by="paper", break_reason="page start from Table 9 of the ReadAgent paper",
-                        gist=page["gist"], gist_words=count_words(page["gist"]), gist_by="paper")
+        store.save_page(memory_id, Page(start=start, end=end, text=document.span_text(start, end),
+                                        words=sum(p.words for p in document.paragraphs[start:end]),
+                                        break_by="paper", break_reason="page start from Table 9 of the ReadAgent paper",
+                                        gist=page["gist"], gist_words=count_words(page["gist"]), gist_by="paper"))
     store.update_memory(memory_id, status=COMPLETE, pages=len(pages), words=document.words,
                         gist_words=gist_words, compression_rate=compression_rate(gist_words, document.words),
                         finished_at=now())

@@ -1,13 +1,15 @@
 """A build's timeline: each model call (or, for the offline engine, each step) as a span from its
 start to its end, in seconds from the first start, with concurrent spans put on separate lanes.
 
-Pure functions over rows of ``llm_calls`` or ``steps``; the app draws them (components/charts.py).
+Pure functions over logged calls or steps; the app draws them (components/charts.py).
 """
 from __future__ import annotations
 
 import datetime as dt
 import heapq
 from dataclasses import dataclass
+
+from core.store.records import LlmCall, Step
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,7 @@ def assign_lanes(intervals: list[tuple[float, float]]) -> list[int]:
     return lanes
 
 
-def _spans(raw: list[tuple[dict, float, float]], **fields) -> list[Span]:
+def _spans(raw: list[tuple[LlmCall | Step, float, float]], **fields) -> list[Span]:
     if not raw:
         return []
     origin = min(start for _, start, _ in raw)
@@ -68,34 +70,32 @@ def _spans(raw: list[tuple[dict, float, float]], **fields) -> list[Span]:
             for (row, _, _), (a, b), lane in zip(raw, intervals, lanes)]
 
 
-def call_spans(calls: list[dict]) -> list[Span]:
-    """Spans of logged model calls (rows of ``llm_calls``): from ``started_at`` (or, in rows logged
-    before calls recorded it, ``created_at`` less the duration) for ``duration_ms``."""
+def call_spans(calls: list[LlmCall]) -> list[Span]:
+    """Spans of logged model calls: from ``started_at`` (or, in calls logged before calls recorded
+    it, ``created_at`` less the duration) for ``duration_ms``."""
     raw = []
-    for row in calls:
-        ended = _moment(row.get("created_at"))
-        seconds = (row.get("duration_ms") or 0) / 1000
-        started = _moment(row.get("started_at"))
+    for call in calls:
+        ended = _moment(call.created_at)
+        seconds = call.duration_ms / 1000
+        started = _moment(call.started_at)
         if started is None:
             if ended is None:
                 continue
             started = ended - seconds
-        raw.append((row, started, started + seconds))
-    return _spans(raw, id=lambda r: r["id"], step=lambda r: r.get("step") or "call",
-                  input_tokens=lambda r: r.get("input_tokens") or 0,
-                  output_tokens=lambda r: r.get("output_tokens") or 0,
-                  cached=lambda r: bool(r.get("cached")), failed=lambda r: bool(r.get("error")))
+        raw.append((call, started, started + seconds))
+    return _spans(raw, id=lambda c: c.id, step=lambda c: c.step or "call", input_tokens=lambda c: c.input_tokens,
+                  output_tokens=lambda c: c.output_tokens, cached=lambda c: c.cached, failed=lambda c: bool(c.error))
 
 
-def step_spans(steps: list[dict]) -> list[Span]:
-    """Spans of a run's steps (rows of ``steps``), each ending when it was recorded and lasting
-    its ``seconds``: the timeline of a build that made no model call."""
+def step_spans(steps: list[Step]) -> list[Span]:
+    """Spans of a run's steps, each ending when it was recorded and lasting its ``seconds``: the
+    timeline of a build that made no model call."""
     raw = []
-    for row in steps:
-        ended = _moment(row.get("created_at"))
+    for step in steps:
+        ended = _moment(step.created_at)
         if ended is not None:
-            raw.append((row, ended - (row.get("seconds") or 0.0), ended))
-    return _spans(raw, id=lambda r: r["id"], step=lambda r: r.get("step") or "step")
+            raw.append((step, ended - step.seconds, ended))
+    return _spans(raw, id=lambda s: s.id, step=lambda s: s.step or "step")
 
 
 def totals_by_step(spans: list[Span]) -> list[dict]:

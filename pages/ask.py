@@ -37,7 +37,7 @@ def answered_here(run_id: int) -> bool:
         run = store.get_run(run_id)
     except GistError:
         return False
-    return run["kind"] == "ask" and run["doc_id"] == document.id and run["status"] == DONE
+    return run.kind == "ask" and run.doc_id == document.id and run.status == DONE
 
 
 linked = [r for r in ids_from_url("runs") if answered_here(r)]
@@ -87,16 +87,16 @@ for name in methods:
 if "embedding" in methods and engine_settings().kind == "offline":
     st.warning("Neural retrieval needs an embeddings endpoint: choose an OpenAI-compatible server in the "
                "sidebar (OpenAI, vLLM and Ollama serve /v1/embeddings). The offline engine has none.")
-memory_id = None
+memory = None
 if any(METHODS[m].needs_memory for m in methods):
-    memory_id = choose_memory(store, document, key="ask_memory")
-    if memory_id is None:
+    memory = choose_memory(store, document, key="ask_memory")
+    if memory is None:
         st.warning("These methods read a gist memory, and this document has none yet. "
                    "Build one on the **Read** page, or choose Full text.")
 
 text = (st.session_state.get("ask_text") or "").strip()
 options = tuple(o.strip() for o in (st.session_state.get("ask_options") or "").splitlines() if o.strip())
-ready = bool(text and methods and (memory_id is not None or not any(METHODS[m].needs_memory for m in methods)))
+ready = bool(text and methods and (memory is not None or not any(METHODS[m].needs_memory for m in methods)))
 if st.button("Run", type="primary", disabled=not ready, key="ask_run"):
     runs, question = [], Question(text, options)
     group = uuid.uuid4().hex if len(methods) > 1 else None  # the runs of this click are one comparison
@@ -109,11 +109,11 @@ if st.button("Run", type="primary", disabled=not ready, key="ask_run"):
         with st.spinner(f"{METHODS[name].label}…"):
             try:
                 result = ask(store, engine, document.id, question, method=name, params=params.get(name),
-                             memory_id=memory_id if METHODS[name].needs_memory else None, group=group)
+                             memory_id=memory.id if METHODS[name].needs_memory else None, group=group)
             except GistError as exc:
                 st.error(f"{METHODS[name].label}: {error_text(exc, labels.get(name))}")
                 continue
-        runs.append(result.run_id)
+        runs.append(result.run.id)
     st.session_state.ask_runs = {"runs": runs, "doc": document_token()}
 elif not text:
     st.caption("Type a question (or pick one) to run.")

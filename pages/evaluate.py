@@ -142,9 +142,9 @@ eval_id = choose_evaluation(store, key="ev_pick",
                             empty="No evaluations yet. Start one above: the QuALITY sample with the offline engine "
                                   "takes seconds.")
 run = store.get_run(eval_id)
-if run["status"] != DONE:
-    st.warning(f"This evaluation is {run['status']}: the table covers the answers made so far.")
-    settings = run.get("params") or {}
+if run.status != DONE:
+    st.warning(f"This evaluation is {run.status}: the table covers the answers made so far.")
+    settings = run.params
     if not can_resume_here(store, eval_id):
         st.caption(f"It was started from the command line on a file of your own, so it is finished there: "
                    f"`python -m core eval --dataset {settings.get('dataset')} --path FILE --resume {eval_id}` "
@@ -181,7 +181,7 @@ st.caption("Settings are the evaluation's own, else the method's defaults (k: pa
            "gists made by a fallback because the model's replies were unusable (\"—\": no gist memory read).")
 memories = memory_table(store, eval_id)
 if memories:
-    titles = {d["id"]: d["title"] for d in store.list_documents()}
+    titles = {d.id: d.title for d in store.list_documents()}
     st.markdown("**Gist memories read** (each once, however many questions read it)")
     st.dataframe(pd.DataFrame([{
         "document": titles.get(m["doc_id"], m["doc_id"]), "memory": m["memory_id"], "pages": m["pages"],
@@ -196,19 +196,19 @@ for place, fig, key in ((c1, charts.tradeoff(summary), "ev_tradeoff"), (c2, char
     if fig is not None:
         place.plotly_chart(fig, width="stretch", key=key)
 if not free:
-    fig = charts.accuracy_per_document(rows, {d["id"]: d["title"] for d in store.list_documents()})
+    fig = charts.accuracy_per_document(rows, {d.id: d.title for d in store.list_documents()})
     if fig is not None:
         st.plotly_chart(fig, width="stretch", key="ev_per_doc")
 st.caption("Open **Inspect** to go through the failures one by one.")
 
 # --- two evaluations over the same questions ------------------------------------------------------
 st.subheader("Compare with another evaluation")
-others = [e for e in store.list_runs(kind="eval") if e["id"] != eval_id]
+others = [e for e in store.list_runs(kind="eval") if e.id != eval_id]
 if not others:
     st.caption("Run a second evaluation over the same questions (another model, engine or setting) to see here "
                "which answers changed.")
 else:
-    labels = {e["id"]: f"#{e['id']} · {e['question']} · {e['method']} · {e['engine_label']}" for e in others}
+    labels = {e.id: f"#{e.id} · {e.question} · {e.method} · {e.engine_label}" for e in others}
     other = st.selectbox("The other evaluation", list(labels), index=None, format_func=labels.get, key="ev_compare",
                          placeholder="Choose an evaluation over the same questions")
     if other is not None:

@@ -7,7 +7,7 @@ from components.pages_view import marked, page_navigator
 from components.state import choose_memory, get_store, require_document
 from components.ui import md, model_name, who, written_by
 from core.methods.readagent.export import memory_json, memory_markdown
-from core.methods.readagent.memory import load_memory
+from core.methods.readagent.memory import with_pages
 from core.methods.base import compression_rate
 from core.text.search import find_spans
 
@@ -16,11 +16,11 @@ through_app()
 store = get_store()
 st.title("Gist memory")
 document = require_document(store)
-memory_id = choose_memory(store, document, key="mem_memory")
-if memory_id is None:
+chosen = choose_memory(store, document, key="mem_memory")
+if chosen is None:
     st.info(f"{md(document.title)} has no finished gist memory yet. Build one on the **Read** page.")
     st.stop()
-memory = load_memory(store, memory_id, document)
+memory = with_pages(store, chosen, document)
 
 st.caption(f"{md(document.title)} · {len(memory.pages)} pages · {document.words:,} words → "
            f"{memory.gist_words:,} gist words · compression rate {memory.compression_rate:.1f}% · "

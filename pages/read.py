@@ -4,7 +4,7 @@ import streamlit as st
 from components.entry import through_app
 from components.fit_view import render_fit
 from components.timeline_view import build_actuals, estimate_table, price_inputs, render_build_timeline
-from components.pages_view import memory_pages, pages_chart, render_pages
+from components.pages_view import pages_chart, render_pages
 from components.state import (choose_memory, current_document, current_engine, document_token, engine_settings,
                               get_store, open_document, set_memory)
 from components.urlstate import from_url, publish
@@ -16,7 +16,7 @@ from core.errors import GistError
 from core.jobs import get_job
 from core.status import COMPLETE, DONE, FAILED, RUNNING, STOPPED, UNFINISHED
 from core.methods.readagent.estimate import estimate_build
-from core.methods.readagent.memory import load_memory
+from core.methods.readagent.memory import with_pages
 from core.methods.readagent.presets import PRESETS, choose_preset
 from core.samples import SAMPLES, open_sample
 
@@ -130,9 +130,9 @@ with library_tab:
     if not documents:
         st.caption("Documents you open are kept here.")
     else:
-        ids = [d["id"] for d in documents]
-        labels = {d["id"]: f"{d['title']} · {d['words']:,} words · "
-                     f"{d['memories']} gist memor{'y' if d['memories'] == 1 else 'ies'}" for d in documents}
+        ids = [d.id for d in documents]
+        labels = {d.id: f"{d.title} · {d.words:,} words · {d.memories} gist memor{'y' if d.memories == 1 else 'ies'}"
+                  for d in documents}
         chosen = st.selectbox("Document", ids, format_func=labels.get, key="read_library_doc")
         if st.button("Open", key="read_open_library"):
             open_document(store.get_document(chosen))
@@ -185,7 +185,7 @@ if job is not None and job.finished and not held.get("followed"):
     # rerun, so everything drawn above it (the Library's counts) is drawn again with it.
     held["followed"] = True
     kept = store.find_memory(document.id, job.progress.key, statuses=UNFINISHED) if job.status != DONE else None
-    set_memory(job.result.memory_id if job.status == DONE else kept["id"] if kept else None)
+    set_memory(job.result.memory_id if job.status == DONE else kept.id if kept else None)
     st.rerun()
 
 
@@ -221,7 +221,7 @@ def live_build(job_id: int) -> None:
     st.progress(min(1.0, progress.words_done / total),
                 text=f"{len(pages)} pages found · {progress.pages_gisted} gisted · "
                      f"{progress.words_done:,} of {progress.document.words:,} words · {job.seconds:.1f} s")
-    render_pages(progress.document, pages, key="read_live_pages", by=model_name(progress.engine_label), follow=True)
+    render_pages(pages, key="read_live_pages", by=model_name(progress.engine_label), follow=True)
     if job.finished:
         if job.status == DONE:
             set_memory(job.result.memory_id)
@@ -237,28 +237,27 @@ if job is not None and job.status in (STOPPED, FAILED):
                f"gist{'' if job.progress.pages_gisted == 1 else 's'} are kept.")
 
 # --- the memory: finished, or what a stopped build kept ----------------------------------------
-memory_id = choose_memory(store, document, key="read_memory", partial=True)
-if memory_id is None:
+stored = choose_memory(store, document, key="read_memory", partial=True)
+if stored is None:
     if job is not None and job.progress.pages():
         st.subheader(f"Unfinished: {len(job.progress.pages())} pages so far")
-        render_pages(document, job.progress.pages(), key="read_partial_pages", by=model_name(job.progress.engine_label),
+        render_pages(job.progress.pages(), key="read_partial_pages", by=model_name(job.progress.engine_label),
                      pending=f"no gist yet: press {label}")
     else:
         st.info(f"No gist memory yet. Press **{label}** to paginate and gist this text.")
     st.stop()
 
-memory = load_memory(store, memory_id, document)
-pages = memory_pages(memory)
-row = store.get_memory_row(memory_id)
-if row["status"] != COMPLETE:
-    ours = job is not None and job.progress.key == row["settings_key"] and job.status in (STOPPED, FAILED)
+memory = with_pages(store, stored, document)
+pages = memory.pages
+if stored.status != COMPLETE:
+    ours = job is not None and job.progress.key == stored.settings_key and job.status in (STOPPED, FAILED)
     how = f"Press **{label}** above to finish it" if ours else \
-        f"Resume it on the **Runs** page (run #{row['run_id']})"
+        f"Resume it on the **Runs** page (run #{stored.run_id})"
     st.subheader(f"Stopped, partial: {len(pages)} pages so far")
-    st.warning(f"This gist memory is {row['status']} before the end of the text: {len(pages)} pages, "
-               f"{sum(1 for p in pages if p['gist'])} with a gist. {how}; what was made is kept and reused. "
+    st.warning(f"This gist memory is {stored.status} before the end of the text: {len(pages)} pages, "
+               f"{sum(1 for p in pages if p.gist)} with a gist. {how}; what was made is kept and reused. "
                "Questions are asked of finished memories only.")
-    render_pages(document, pages, key="read_partial_pages", by=model_name(memory.engine_label),
+    render_pages(pages, key="read_partial_pages", by=model_name(memory.engine_label),
                  pending="no gist yet: the build stopped before it")
     st.stop()
 
@@ -275,23 +274,21 @@ except GistError:
     chosen = None
 render_fit(memory, chosen.context_tokens if chosen else None, chosen.model if chosen else None,
            chosen.label if chosen else "")
-build_run = store.get_memory_row(memory.memory_id).get("run_id") if memory.memory_id else None
-if build_run:
+if stored.run_id:
     with st.expander("How this memory was built: model calls over time, estimate and actual cost"):
-        render_build_timeline(store, build_run, key="read_build")
+        render_build_timeline(store, stored.run_id, key="read_build")
         if memory.engine != "offline":
-            row = store.get_memory_row(memory.memory_id)
-            preset = choose_preset(memory.preset or "auto", document.words).with_words(row.get("min_words"),
-                                                                                      row.get("max_words"))
+            preset = choose_preset(memory.preset or "auto", document.words).with_words(stored.min_words,
+                                                                                      stored.max_words)
             st.markdown("**Estimate before the build, and what it took** (cost at the prices given in the "
                         "estimate above)")
             input_price = st.session_state.get("read_estimate_input_price")
             output_price = st.session_state.get("read_estimate_output_price")
             st.dataframe(estimate_table(estimate_build(document.words, preset), input_price=input_price,
-                                        output_price=output_price, actual=build_actuals(store, build_run)),
+                                        output_price=output_price, actual=build_actuals(store, stored.run_id)),
                          hide_index=True, key="read_actual_table")
 st.plotly_chart(pages_chart(pages, document.words), width="stretch", key="read_pages_chart")
 legend()
-shown = render_pages(document, pages, key="read_memory_pages", by=by,
+shown = render_pages(pages, key="read_memory_pages", by=by,
                      linked=int(linked_page) if (linked_page or "").isdigit() else None)
 publish(page=shown)

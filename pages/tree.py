@@ -10,17 +10,18 @@ from components.urlstate import ids_from_url, publish
 from core.errors import GistError
 from core.methods.ask import load_ask
 from core.status import DONE
-from core.methods.readagent.memory import load_memory
+from core.methods.readagent.memory import with_pages
 from core.methods.memwalker.tree import TreeSettings, build_tree, load_tree
+from core.store.records import Tree
 
 through_app()
 
 
-def tree_label(row: dict) -> str:
+def tree_label(tree: Tree) -> str:
     """A stored tree as the picker names it: its engine, its leaves and its fan-out."""
-    leaves = (f"gist memory #{row['memory_id']}'s pages as leaves" if row["origin"] == "pages"
-              else f"{row['segment_tokens']} tokens a segment")
-    return f"#{row['id']} · {row['engine_label']} · {leaves} · ≤{row['max_children']} children"
+    leaves = (f"gist memory #{tree.memory_id}'s pages as leaves" if tree.origin == "pages"
+              else f"{tree.segment_tokens} tokens a segment")
+    return f"#{tree.id} · {tree.engine_label} · {leaves} · ≤{tree.max_children} children"
 
 
 SETTING_LABELS = {"segment_tokens": "Tokens per segment", "max_children": "Most children per node"}
@@ -53,7 +54,8 @@ with st.expander("Build a tree", expanded=not trees):
             engine = current_engine(store)
             memory = None
             if on_pages and memories:
-                memory = load_memory(store, chosen_memory() or memories[0]["id"], document)
+                memory = with_pages(store, next((m for m in memories if m.id == chosen_memory()), memories[0]),
+                                    document)
             with st.spinner("Summarising, level by level…"):
                 tree, built = build_tree(store, document, engine, TreeSettings(int(segment_tokens), int(max_children)),
                                          memory=memory)
@@ -71,12 +73,12 @@ if not trees:
     st.info("No tree yet for this document. Build one above; with the offline engine it takes a moment.")
     st.stop()
 
-ids = [t["id"] for t in trees]
+ids = [t.id for t in trees]
 if st.session_state.tree_id not in ids:
     st.session_state.tree_id = ids[0]
 if st.session_state.get("tree_pick") not in ids:
     st.session_state.tree_pick = st.session_state.tree_id
-tree_id = st.selectbox("Tree", ids, format_func=lambda i: tree_label(next(t for t in trees if t["id"] == i)),
+tree_id = st.selectbox("Tree", ids, format_func=lambda i: tree_label(next(t for t in trees if t.id == i)),
                        key="tree_pick")
 st.session_state.tree_id = tree_id
 publish(tree=tree_id)
@@ -85,10 +87,10 @@ tree = load_tree(store, tree_id, document)
 
 def last_walk(tree_id: int):
     """The newest MemWalker question answered on this tree (from the database, so it survives a reload)."""
-    for row in store.list_runs(kind="ask", doc_id=document.id):
-        if row["method"] == "memwalker" and row["status"] == DONE:
-            result = load_ask(store, row["id"])
-            if result.details.tree.get("tree_id") == tree_id:
+    for listed in store.list_runs(kind="ask", doc_id=document.id):
+        if listed.method == "memwalker" and listed.status == DONE:
+            result = load_ask(store, listed.id)
+            if result.details.tree.tree_id == tree_id:
                 return result
     return None
 
@@ -102,7 +104,7 @@ m2.metric("Leaves", counts[0])
 m3.metric("Levels", len(counts))
 m4.metric("Leaf tokens", f"{tree.tokens:,}")
 if visits:
-    st.caption(f"Showing the walk for “{md(walk.question)}” (run #{walk.run_id}).")
+    st.caption(f"Showing the walk for “{md(walk.question.text)}” (run #{walk.run.id}).")
 render_tree(tree, visits, key="tree")
 if visits:
     render_walk_steps(tree, visits)

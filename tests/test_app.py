@@ -173,10 +173,10 @@ def test_runs_reopen_a_question_and_a_build_as_they_were(app):
     assert len(runs.options) == 2 and " question " in runs.options[0]  # newest first
     assert metrics(app)["Words in context"] == answered["Words in context"]
     build = open_db().list_runs(kind="build")[0]
-    runs.set_value(build["id"]).run()
+    runs.set_value(build.id).run()
     assert not app.exception
     assert metrics(app)["Status"] == "done" and int(metrics(app)["Pages"]) > 10
-    assert app.number_input(key=f"build{build['id']}_pick").value == 1  # step picker over the build's steps
+    assert app.number_input(key=f"build{build.id}_pick").value == 1  # step picker over the build's steps
     assert html_of(app).count("ends here") == 12
 
 
@@ -319,11 +319,11 @@ def test_a_stopped_evaluation_is_resumed_from_the_evaluate_page(app):
     assert "stopped" in app.warning[0].value
     app.button(key="ev_resume").click().run()
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and store.list_runs(kind="eval")[0]["status"] != "done":
+    while time.monotonic() < deadline and store.list_runs(kind="eval")[0].status != "done":
         time.sleep(0.2)
     app.run()
-    assert store.list_runs(kind="eval")[0]["status"] == "done"
-    assert len(store.eval_results(store.list_runs(kind="eval")[0]["id"])) == 8
+    assert store.list_runs(kind="eval")[0].status == "done"
+    assert len(store.eval_results(store.list_runs(kind="eval")[0].id)) == 8
 
 
 def test_a_file_that_is_not_utf8_says_how_it_was_read_and_can_be_read_another_way(app):
@@ -335,7 +335,7 @@ def test_a_file_that_is_not_utf8_says_how_it_was_read_and_can_be_read_another_wa
     app.selectbox(key="read_encoding").set_value("cp1250").run()
     assert not app.exception
     store = open_db()
-    titles = {d["id"]: d for d in store.list_documents()}
+    titles = {d.id: d for d in store.list_documents()}
     reread = [store.get_document(i) for i in titles if store.get_document(i).meta.get("encoding") == "cp1250"]
     assert reread and "crčme" in reread[0].paragraphs[1].text  # what the reader chose
 
@@ -360,8 +360,8 @@ def test_runs_offers_to_resume_a_stopped_build_and_finishes_it(app):
     assert any("is stopped" in w.value for w in app.warning)
     app.button(key="runs_resume").click().run()
     assert not app.exception and any("complete" in s.value for s in app.success)
-    assert store.get_run(stopped["id"])["status"] == "stopped"  # history stays; a new run finished the memory
-    assert store.memories_for(document.id)[0]["status"] == "complete"
+    assert store.get_run(stopped.id).status == "stopped"  # history stays; a new run finished the memory
+    assert store.memories_for(document.id)[0].status == "complete"
 
 
 def test_read_shows_a_stopped_build_as_a_partial_memory_and_library_counts_follow_builds(app):
@@ -387,7 +387,7 @@ def test_read_shows_a_stopped_build_as_a_partial_memory_and_library_counts_follo
     picker = app.selectbox(key="read_memory")
     partial = [o for o in picker.options if o.startswith("stopped, partial · ")]
     assert len(picker.options) == 2 and len(partial) == 1
-    picker.set_value(store.memories_for(document.id, status="stopped")[0]["id"]).run()
+    picker.set_value(store.memories_for(document.id, status="stopped")[0].id).run()
     assert not app.exception
     assert app.subheader[0].value.startswith("Stopped, partial: ")
     assert any("Resume it on the **Runs** page" in w.value for w in app.warning)
@@ -454,7 +454,7 @@ def test_inspect_labels_from_the_key_buttons_keeps_drafts_and_measures_agreement
             order.append(app.session_state["in_case"])
         app.button(key=key).click().run()
     assert "Saved: pagination." in app.success[0].value and case_line(app).startswith("**Case 4 of 8**")
-    assert [(lb["result_id"], lb["category"], lb["note"]) for lb in store.labels(eval_id)] == sorted(
+    assert [(lb.result_id, lb.category, lb.note) for lb in store.labels(eval_id)] == sorted(
         zip(order, ["gist lost the detail", "wrong look-up", "pagination"], ["the date is gone", "", ""]))
 
     # a second annotator agrees on two cases and not on the third
@@ -470,11 +470,10 @@ def test_inspect_labels_from_the_key_buttons_keeps_drafts_and_measures_agreement
 
     # the same question's other method, even when the filters hide it
     app.selectbox(key="in_labelled").set_value("annotators disagree").run()
-    case = store.eval_result(app.session_state["in_case"])
-    other = next(r for r in store.eval_results(eval_id) if r["question_id"] == case["question_id"]
-                 and r["id"] != case["id"])
-    app.button(key=f"in_other_{other['id']}").click().run()
-    assert app.session_state["in_case"] == other["id"] and app.selectbox(key="in_show").value == "everything"
+    case = next(r for r in store.eval_results(eval_id) if r.id == app.session_state["in_case"])
+    other = next(r for r in store.eval_results(eval_id) if r.question_id == case.question_id and r.id != case.id)
+    app.button(key=f"in_other_{other.id}").click().run()
+    assert app.session_state["in_case"] == other.id and app.selectbox(key="in_show").value == "everything"
     assert "widened" in app.info[0].value and not app.exception
 
 
@@ -528,17 +527,17 @@ def test_runs_hands_a_stopped_evaluation_to_evaluate_which_resumes_it(app):
                  cancel=cancel, limit_questions=4)
     [stopped] = store.list_runs(kind="eval")
     app.switch_page("pages/runs.py").run()
-    app.selectbox(key="runs_open").set_value(stopped["id"]).run()
+    app.selectbox(key="runs_open").set_value(stopped.id).run()
     assert any("is stopped" in w.value for w in app.warning)
     app.button(key="runs_resume").click().run()
     assert not app.exception and app.title[0].value == "Evaluate"
     assert "resume" not in app.query_params  # taken: a reload does not resume it again
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and store.get_run(stopped["id"])["status"] != "done":
+    while time.monotonic() < deadline and store.get_run(stopped.id).status != "done":
         time.sleep(0.2)
-    assert store.get_run(stopped["id"])["status"] == "done" and len(store.eval_results(stopped["id"])) == 8
+    assert store.get_run(stopped.id).status == "done" and len(store.eval_results(stopped.id)) == 8
     app.switch_page("pages/evaluate.py").run()  # (AppTest's next run is on the page it was told, not switched to)
-    assert app.selectbox(key="ev_pick").value == stopped["id"] and "resume" not in app.query_params
+    assert app.selectbox(key="ev_pick").value == stopped.id and "resume" not in app.query_params
 
 
 def test_answers_stay_with_the_document_they_were_made_for(app):
@@ -549,8 +548,8 @@ def test_answers_stay_with_the_document_they_were_made_for(app):
     assert metrics(app)["Pages re-read"]
     app.switch_page("pages/read.py").run()
     open_sample(app, "alice")  # another document, then Off Course again
-    app.selectbox(key="read_library_doc").set_value(next(d["id"] for d in open_db().list_documents()
-                                                          if d["title"] == "Off Course"))
+    app.selectbox(key="read_library_doc").set_value(next(d.id for d in open_db().list_documents()
+                                                          if d.title == "Off Course"))
     app.button(key="read_open_library").click().run()
     assert app.header[0].value == "Off Course"
     app.switch_page("pages/ask.py").run()
@@ -580,7 +579,7 @@ def test_read_goes_to_a_page_and_keeps_it_in_the_url(app):
 
 def test_a_link_to_a_page_opens_it(app):
     open_pride_and_prejudice(app)
-    doc = open_db().list_documents()[0]["id"]
+    doc = open_db().list_documents()[0].id
     from components.state import get_store
 
     get_store.clear()

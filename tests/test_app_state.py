@@ -35,7 +35,7 @@ def test_the_ask_form_survives_a_trip_to_another_page(app):
 def test_the_url_names_the_document_memory_question_methods_and_answers(app):
     ask_three(app)
     params = dict(app.query_params)
-    runs = [r["id"] for r in open_db().list_runs(kind="ask")]
+    runs = [r.id for r in open_db().list_runs(kind="ask")]
     assert params["doc"] == app.session_state["app_doc_id"] and params["memory"] == "1"
     assert params["ask_text"].startswith("What was Dameri")
     assert sorted(map(int, params["runs"].split(","))) == sorted(runs) and len(runs) == 3

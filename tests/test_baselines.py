@@ -18,7 +18,8 @@ from core.engine import OFFLINE as OFFLINE_ENGINE
 from core.llm.openai_backend import OpenAIBackend
 from core.methods.readagent.presets import PRESETS
 from core.methods.base import Question, compression_rate
-from core.methods.readagent.memory import GistMemory, Page
+from core.methods.readagent.memory import GistMemory
+from core.store.records import Page
 from core.llm.simulator import MODEL, SimulatedLLM, hashed_embedding
 from core.trace import MODEL as BY_MODEL, OFFLINE, RULE
 from tests.conftest import CORE_DATA, book, cli, cli_json
@@ -55,8 +56,8 @@ def harbour(store):
                                     preset="quality", status="complete", pages=4, words=document.words)
     for i, text in enumerate(PAGES):
         gist = text.split(".")[0] + "."
-        store.save_page(memory_id, start=i, end=i + 1, words=len(text.split()), break_by="rule", break_reason="",
-                        gist=gist, gist_words=len(gist.split()), gist_by="offline")
+        store.save_page(memory_id, Page(start=i, end=i + 1, text=text, words=len(text.split()), break_by="rule",
+                                        gist=gist, gist_words=len(gist.split()), gist_by="offline"))
     assert len(document.paragraphs) == 4
     # memory_id: for engines that did not build it (the scripted model)
     return SimpleNamespace(id=document.id, words=document.words, memory_id=memory_id)
@@ -66,28 +67,28 @@ def test_each_method_reports_its_context_look_ups_and_compression_rate(store, ha
     doc_words = harbour.words
     page_words = [len(t.split()) for t in PAGES]
     bm25 = ask(store, OFFLINE_ENGINE, harbour.id, QUESTION, method="bm25", params={"top_k": 2})
-    assert bm25.pages_looked_up == [1, 0] and bm25.lookups == 2 and bm25.expanded == [0, 1]
-    assert bm25.words_in_context == page_words[0] + page_words[1]
-    assert bm25.compression_rate == compression_rate(page_words[0] + page_words[1], doc_words)
-    assert bm25.context.index("<Page 0>") < bm25.context.index("<Page 1>")  # page order in the context
-    assert "Brest" in bm25.answer and [s["step"] for s in bm25.steps] == ["retrieve", "answer"]
-    assert bm25.steps[0]["outcome"] == OFFLINE and bm25.details.scores[0]["page"] == 1
+    assert bm25.reading.pages_looked_up == [1, 0] and bm25.reading.lookups == 2 and bm25.reading.expanded == [0, 1]
+    assert bm25.reading.words_in_context == page_words[0] + page_words[1]
+    assert bm25.reading.compression_rate == compression_rate(page_words[0] + page_words[1], doc_words)
+    assert bm25.reading.context.index("<Page 0>") < bm25.reading.context.index("<Page 1>")  # page order in the context
+    assert "Brest" in bm25.answer.text and [s.step for s in bm25.steps] == ["retrieve", "answer"]
+    assert bm25.steps[0].outcome == OFFLINE and bm25.details.scores[0].page == 1
 
     first = ask(store, OFFLINE_ENGINE, harbour.id, QUESTION, method="first-words", params={"words": 15})
-    assert first.words_in_context == 15 and first.lookups == 0 and first.pages_looked_up == []
-    assert first.context.split() == " ".join(PAGES).split()[:15]
-    assert first.compression_rate == compression_rate(15, doc_words) and first.steps[0]["outcome"] == RULE
+    assert first.reading.words_in_context == 15 and first.reading.lookups == 0 and first.reading.pages_looked_up == []
+    assert first.reading.context.split() == " ".join(PAGES).split()[:15]
+    assert first.reading.compression_rate == compression_rate(15, doc_words) and first.steps[0].outcome == RULE
 
     last = ask(store, OFFLINE_ENGINE, harbour.id, QUESTION, method="last-words", params={"words": 20})
-    assert last.context.split() == " ".join(PAGES).split()[-20:] and last.words_in_context == 20
-    assert "\n" in last.context  # paragraph breaks are kept
+    assert last.reading.context.split() == " ".join(PAGES).split()[-20:] and last.reading.words_in_context == 20
+    assert "\n" in last.reading.context  # paragraph breaks are kept
     everything = ask(store, OFFLINE_ENGINE, harbour.id, QUESTION, method="first-words", params={"words": 10_000})
-    assert everything.words_in_context == doc_words and everything.compression_rate == 0
+    assert everything.reading.words_in_context == doc_words and everything.reading.compression_rate == 0
 
     plus = ask(store, OFFLINE_ENGINE, harbour.id, QUESTION, method="segmentplus", params={"segment_tokens": 50})
-    kept = [n["segment"] for n in plus.details.notes if n["kept"]]
-    assert plus.pages_looked_up == kept and plus.lookups == len(kept) >= 1
-    assert plus.compression_rate == compression_rate(plus.words_in_context, doc_words)
+    kept = [n.segment for n in plus.details.notes if n.kept]
+    assert plus.reading.pages_looked_up == kept and plus.reading.lookups == len(kept) >= 1
+    assert plus.reading.compression_rate == compression_rate(plus.reading.words_in_context, doc_words)
 
 
 @pytest.mark.parametrize("method, params, setting, says", [
@@ -114,19 +115,20 @@ def test_embedding_ranks_by_dot_product_and_reuses_page_vectors(store, harbour, 
     question = Question("Where did Tomas sail? Was a lamp lit?")
     first = ask(store, engine, harbour.id, question, method="embedding", params={"top_k": 2, "embedding_model": "e-1"},
                 memory_id=harbour.memory_id)
-    assert first.pages_looked_up[0] == 2 and first.lookups == 2  # dot product 2+... beats the 'Tomas' page
+    assert first.reading.pages_looked_up[0] == 2  # dot product 2+... beats the 'Tomas' page
+    assert first.reading.lookups == 2
     retrieve = first.steps[0]
-    assert retrieve["outcome"] == BY_MODEL and retrieve["detail"]["embedding_model"] == "e-1"
-    assert retrieve["detail"]["embedded_now"] == 5 and retrieve["attempts"][0]["call_id"]
+    assert retrieve.outcome == BY_MODEL and retrieve.detail["embedding_model"] == "e-1"
+    assert retrieve.detail["embedded_now"] == 5 and retrieve.attempts[0].call_id
     assert backend.embedded[-1][0] == question.text  # the question first, then every page
-    calls = store.calls(first.run_id)
-    assert [c["step"] for c in calls] == ["embed", "answer"] and calls[0]["model"] == "e-1"
+    calls = store.calls(first.run.id)
+    assert [c.step for c in calls] == ["embed", "answer"] and calls[0].model == "e-1"
     # Another question: the pages' vectors come from the database, only the question is embedded.
     again = ask(store, engine, harbour.id, Question("Who lit the lamp?"), method="embedding",
                 params={"embedding_model": "e-1"}, memory_id=harbour.memory_id)
     assert backend.embedded[-1] == ["Who lit the lamp?"]
-    assert again.steps[0]["detail"] == {**again.steps[0]["detail"], "embedded_now": 1, "from_cache": 4}
-    assert again.details.embedding_model == "e-1" and again.lookups == 4  # top_k 5 > 4 pages
+    assert again.steps[0].detail == {**again.steps[0].detail, "embedded_now": 1, "from_cache": 4}
+    assert again.details.embedding_model == "e-1" and again.reading.lookups == 4  # top_k 5 > 4 pages
     # Another embedding model is another set of vectors.
     ask(store, engine, harbour.id, QUESTION, method="embedding", params={"embedding_model": "e-2"},
         memory_id=harbour.memory_id)
@@ -201,15 +203,15 @@ def test_every_new_method_through_the_simulated_server(store, sim):
                       params={"top_k": 3, "words": 600, "segment_tokens": 600})
                for m in ("segmentplus", "bm25", "embedding", "first-words", "last-words")}
     for name, result in results.items():
-        assert result.choice in tuple("ABCD"), name
-        assert result.steps[-1]["step"] == "answer" and result.steps[-1]["outcome"] == BY_MODEL
-        assert result.compression_rate == compression_rate(result.words_in_context, document.words)
-    assert results["bm25"].lookups == results["embedding"].lookups == 3
-    assert results["bm25"].memory_id == results["embedding"].memory_id == built.memory_id
-    assert results["embedding"].llm_calls == 2 and sim.stats.steps["embeddings"] == 1
-    assert results["first-words"].words_in_context == results["last-words"].words_in_context == 600
-    assert results["first-words"].llm_calls == 1 and results["first-words"].lookups == 0
-    assert results["segmentplus"].lookups == results["segmentplus"].details.notes_kept
+        assert result.answer.choice in tuple("ABCD"), name
+        assert result.steps[-1].step == "answer" and result.steps[-1].outcome == BY_MODEL
+        assert result.reading.compression_rate == compression_rate(result.reading.words_in_context, document.words)
+    assert results["bm25"].reading.lookups == results["embedding"].reading.lookups == 3
+    assert results["bm25"].memory.id == results["embedding"].memory.id == built.memory_id
+    assert results["embedding"].usage.llm_calls == 2 and sim.stats.steps["embeddings"] == 1
+    assert results["first-words"].reading.words_in_context == results["last-words"].reading.words_in_context == 600
+    assert results["first-words"].usage.llm_calls == 1 and results["first-words"].reading.lookups == 0
+    assert results["segmentplus"].reading.lookups == results["segmentplus"].details.notes_kept
 
 
 # --- registry and command line ------------------------------------------------------------------------
@@ -232,7 +234,8 @@ def test_truncation_reads_6000_words_by_default(store, method, params, words):
     document = parse_text(book("alice").read_text(encoding="utf-8"), title="Alice")
     store.save_document(document)
     result = ask(store, OFFLINE_ENGINE, document.id, Question("Who is late?"), method=method, params=params)
-    assert result.words_in_context == (words or document.words) and len(result.context.split()) == result.words_in_context
+    assert result.reading.words_in_context == (words or document.words)
+    assert len(result.reading.context.split()) == result.reading.words_in_context
     assert result.details.words == (params or {}).get("words", 6000)
 
 

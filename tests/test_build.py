@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from core.methods.readagent.build import BuildSettings, Slots, build_memory
+from core.methods.readagent.build import BuildProgress, BuildSettings, Slots, build_memory
 from core.text.documents import parse_text
 from core.errors import Cancelled, ModelError
 from core.llm.seam import LLM
@@ -50,11 +50,11 @@ def test_build_with_a_model_records_every_step(store):
     assert all(p.gist_words == 10 for p in memory.pages)
     assert result.fallback_breaks == 0
     steps = store.steps(result.run_id)
-    assert sum(s["step"] == "gist" for s in steps) == result.pages
-    asked = [s for s in steps if s["step"] == "pagination" and s["outcome"] == "model"]
-    assert asked and all(s["data"]["attempts"][0]["call_id"] for s in asked)
+    assert sum(s.step == "gist" for s in steps) == result.pages
+    asked = [s for s in steps if s.step == "pagination" and s.outcome == "model"]
+    assert asked and all(s.trace.attempts[0].call_id for s in asked)
     run = store.get_run(result.run_id)
-    assert run["status"] == "done" and run["result"]["pages"] == result.pages
+    assert run.status == "done" and run.result["pages"] == result.pages
 
 
 def test_chapters_are_paginated_independently(store):
@@ -95,7 +95,14 @@ def test_progress_reports_pages_as_they_are_chosen(store):
     assert len(pages) == len(gists) == result.pages
     assert pages[-1].pages_found <= result.pages and max(e.pages_gisted for e in events) == result.pages
     assert max(e.words_paginated for e in events) == doc.words == events[0].total_words
-    assert all(e.break_by for e in pages) and all(e.gist for e in gists)
+    assert all(e.page.break_by and not e.page.gist for e in pages) and all(e.page.gist for e in gists)
+
+
+def test_the_pages_drawn_while_building_are_the_pages_stored(store):
+    doc = chapters()
+    progress = BuildProgress(doc)
+    result = build_memory(store, doc, engine_for(store)[0], QUALITY, concurrency=3, progress=progress)
+    assert progress.pages() == load_memory(store, result.memory_id).pages  # text, gist and index alike
 
 
 def test_calls_never_exceed_the_concurrency_limit(store):
@@ -133,9 +140,9 @@ def test_stopping_and_resuming_repeats_no_model_call(store):
     assert "resume" in stopped.value.for_cli() and "Resume build" in stopped.value.for_app()
     made_before = len(backend.prompts)
     row = store.memories_for(doc.id, status=None)[0]
-    assert row["status"] == "stopped" and store.page_rows(row["id"])  # finished pages are kept
+    assert row.status == "stopped" and store.page_count(row.id)  # finished pages are kept
     resumed = build_memory(store, doc, engine, QUALITY, concurrency=1)
-    assert resumed.memory_id == row["id"]
+    assert resumed.memory_id == row.id
     assert resumed.cached_calls == made_before
     assert resumed.llm_calls == len(backend.prompts) - made_before
     fresh = build_memory(store, doc, engine_for(store)[0], QUALITY, rebuild=True)
@@ -155,9 +162,9 @@ def test_a_failing_model_stops_the_build_and_keeps_the_work(store):
     with pytest.raises(ModelError):
         build_memory(store, doc, engine_for(store, handler=flaky)[0], QUALITY, concurrency=1)
     row = store.memories_for(doc.id, status=None)[0]
-    assert row["status"] == "failed"
+    assert row.status == "failed"
     result = build_memory(store, doc, engine_for(store)[0], QUALITY, concurrency=1)
-    assert result.memory_id == row["id"] and result.cached_calls == 2
+    assert result.memory_id == row.id and result.cached_calls == 2
 
 
 def test_pagination_fallbacks_are_counted(store):

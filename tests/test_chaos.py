@@ -1,7 +1,6 @@
 """Chaos: a build against a server that rate-limits, errs, hangs past the client's timeout and
 answers with bodies that are not JSON, killed mid-way and resumed, ends with the memory an
 undisturbed build makes, every retry traced, and no answered call asked again."""
-import json
 import os
 import signal
 import subprocess
@@ -13,6 +12,7 @@ from core.engine import make_engine
 from core.llm.simulator import MODEL, SimulatedLLM
 from core.methods.readagent.build import BuildSettings, build_memory
 from core.methods.readagent.presets import PRESETS
+from core.methods.readagent.memory import load_memory
 from core.resume import resume_run
 from core.store import open_db
 from core.text.documents import load_path
@@ -22,7 +22,7 @@ FAULTS = ("429", "500", "timeout", "badbody")
 
 
 def pages_of(store, memory_id):
-    return [(p["start"], p["end"], p["break_by"], p["gist"], p["gist_by"]) for p in store.page_rows(memory_id)]
+    return [(p.start, p.end, p.break_by, p.gist, p.gist_by) for p in load_memory(store, memory_id).pages]
 
 
 def test_a_faulty_server_and_a_kill_leave_the_memory_an_undisturbed_build_makes(tmp_path):
@@ -50,19 +50,19 @@ def test_a_faulty_server_and_a_kill_leave_the_memory_an_undisturbed_build_makes(
 
         store = open_db(db)
         [killed] = store.list_runs(kind="build")
-        assert killed["status"] == "interrupted"
+        assert killed.status == "interrupted"
         engine = make_engine("openai", store, model=MODEL, base_url=sim.base_url, timeout=0.5, max_retries=10,
                              backoff=0.01)
-        result = resume_run(store, killed["id"], engine)
+        result = resume_run(store, killed.id, engine)
         faults = dict(sim.stats.faults)
 
     assert pages_of(store, result.memory_id) == undisturbed  # as if nothing had happened
-    calls = [c for run in (killed["id"], result.run_id) for c in store.calls(run_id=run)
-             if c["reply"] is not None and not c["cached"]]
-    answered = Counter(c["prompt"] for c in calls)
+    calls = [c for run in (killed.id, result.run_id) for c in store.calls(run_id=run)
+             if c.reply is not None and not c.cached]
+    answered = Counter(c.prompt for c in calls)
     assert max(answered.values()) == 1, "a call answered before the kill was asked again"
-    retried = [c for c in calls if c["retry_errors"]]
-    kinds = Counter(e.split(":")[0] for c in retried for e in json.loads(c["retry_errors"]))
+    retried = [c for c in calls if c.retry_errors]
+    kinds = Counter(e.split(":")[0] for c in retried for e in c.retry_errors)
     assert set(faults) >= {"429", "500", "timeout", "badbody"}
     assert retried and sum(kinds.values()) >= sum(faults.values()) // 2  # retries are in the call log
     assert result.fallback_breaks == result.fallback_gists == 0

@@ -1,22 +1,24 @@
 """What the app draws from document and model text is inert: escaped HTML, a safe graph."""
 from components.ask_view import context_html, page_strip_html
 from components.pages_view import pages_html
-from dataclasses import replace
+from dataclasses import asdict, replace
 
 from components.tree_view import (ANSWERED, REVERT, depth_of, graph_elements, tree_chart, tree_graph_html,
                                   tree_sunburst, visible_nodes)
 from components.ui import REREAD
 from core.text.documents import parse_text
 from core.methods.memwalker.tree import MemoryTree, TreeNode
+from core.methods.memwalker.walk import Visit, WalkDetails
+from core.store.records import Page
 
 EVIL = "</script><script>alert(1)</script> <img src=x onerror=alert(2)> a href=javascript:alert(3)"
 
 
 def test_pages_are_escaped_and_say_who_chose_each_pause_point():
     doc = parse_text(f"{EVIL}\n\nSecond paragraph here.")
-    pages = [{"start": 0, "end": 2, "words": 20, "break_by": "model", "break_reason": EVIL, "gist": EVIL,
-              "gist_by": "model"}]
-    out = pages_html(doc, pages, 0, 0, by="gme-simulator")
+    pages = [Page(start=0, end=2, text=doc.span_text(0, 2), words=20, break_by="model", break_reason=EVIL, gist=EVIL,
+                  gist_by="model")]
+    out = pages_html(pages, 0, 0, by="gme-simulator")
     assert "<script>" not in out and "<img" not in out
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in out
     assert "Page 0 ends here" in out and "chosen by gme-simulator" in out
@@ -35,6 +37,10 @@ def test_page_strip_numbers_pages_in_look_up_order():
     assert 'title="Page 3: re-read, look-up #1"' in out and 'title="Page 1: re-read, look-up #2"' in out
 
 
+def visit(node: int, move: str, to: int | None, kind: str = "triage", shown=()) -> Visit:
+    return Visit(node, 1, kind, move, to, None, "", "offline", list(shown))
+
+
 def small_tree(summary: str) -> MemoryTree:
     leaves = [TreeNode(i, 1, i, (), 2, i, i + 1, summary, "model", text=summary, tokens=10) for i in range(2)]
     root = TreeNode(2, 2, 0, (0, 1), None, 0, 2, summary, "model", tokens=20)
@@ -42,8 +48,7 @@ def small_tree(summary: str) -> MemoryTree:
 
 
 def test_tree_graph_keeps_summaries_inert_and_draws_the_walk():
-    visits = [{"node": 2, "move": "down", "to": 0}, {"node": 0, "move": "revert", "to": 2},
-              {"node": 2, "move": "down", "to": 1}, {"node": 1, "move": "answer", "to": None}]
+    visits = [visit(2, "down", 0), visit(0, "revert", 2), visit(2, "down", 1), visit(1, "answer", None)]
     out = tree_graph_html(small_tree(EVIL), visits=visits)
     assert "<script>alert(1)" not in out and "<img src=x" not in out
     assert "popup.innerHTML" not in out  # pyvis's HTML tooltip is never switched on
@@ -70,16 +75,14 @@ def test_every_methods_details_kind_is_drawn_or_plain():
 
 def answer_with_details(kind: str) -> None:
     from components.ask_view import render_ask_result
-    from core.methods.ask import AskResult
-    from core.methods.base import Details
+    from core.methods.ask import AskResult, AskRun, ModelUsage, Reading
+    from core.methods.base import Answer, Details, Question
     from core.store import open_db
 
     details = type("Some", (Details,), {"kind": kind})()
-    result = AskResult(run_id=1, method="x", method_label="X", engine="offline", engine_label="Offline",
-                       doc_id="d", title="T", question="Why?", options=[], answer="Because.", choice=None,
-                       pages_looked_up=[2, 0], expanded=[2], lookups=2, words_in_context=10, document_words=100,
-                       compression_rate=90.0, llm_calls=0, cached_calls=0, input_tokens=0, output_tokens=0,
-                       prompt_words=0, seconds=0.1, params={}, context="<Page 0>\na gist", details=details)
+    result = AskResult(AskRun(1, "x", "X", "offline", "Offline", "d", "T", {}, 0.1), Question("Why?"),
+                       Answer("Because."), Reading([2, 0], [2], 10, 100, 90.0, "<Page 0>\na gist"),
+                       ModelUsage(0, 0, 0, 0, 0), details=details)
     render_ask_result(open_db(":memory:"), result, n_pages=4, key="k")
 
 
@@ -135,7 +138,7 @@ def wide_tree(leaves: int = 100, fan: int = 8) -> MemoryTree:
     return MemoryTree("d", "t", 1000, tuple(nodes), tree_id=1)
 
 
-def ten_steps_three_reverts(tree: MemoryTree) -> list[dict]:
+def ten_steps_three_reverts(tree: MemoryTree) -> list[Visit]:
     """Down to a leaf, back up (1), another leaf, back twice (2, 3), down another branch, answer."""
     root = tree.root
     a, b = root.children[0], root.children[1]
@@ -145,10 +148,8 @@ def ten_steps_three_reverts(tree: MemoryTree) -> list[dict]:
     l3 = tree.node(b0).children[0]
     moves = [(root.id, "down", a), (a, "down", a0), (a0, "down", l1), (l1, "revert", a0), (a0, "down", l2),
              (l2, "revert", a0), (a0, "revert", a), (a, "revert", root.id), (root.id, "down", b), (b, "down", b0)]
-    visits = [{"node": n, "move": m, "to": t, "kind": "leaf" if tree.node(n).is_leaf else "triage",
-               "shown": list(tree.node(n).children)} for n, m, t in moves]
-    return visits + [{"node": b0, "move": "down", "to": l3, "kind": "triage", "shown": list(tree.node(b0).children)},
-                     {"node": l3, "move": "answer", "to": None, "kind": "leaf", "shown": []}]
+    visits = [visit(n, m, t, "leaf" if tree.node(n).is_leaf else "triage", tree.node(n).children) for n, m, t in moves]
+    return visits + [visit(b0, "down", l3, "triage", tree.node(b0).children), visit(l3, "answer", None, "leaf")]
 
 
 def test_the_level_control_means_what_it_says_down_to_the_leaves():
@@ -163,13 +164,13 @@ def test_the_level_control_means_what_it_says_down_to_the_leaves():
 def test_a_walk_is_drawn_node_for_node_with_its_reverts_and_answer_at_any_level():
     tree = wide_tree()
     visits = ten_steps_three_reverts(tree)
-    visited = {v["node"] for v in visits}
+    visited = {v.node for v in visits}
     for levels in (1, 2, 3):
         nodes, edges = graph_elements(tree, visits, levels)
         ids = {n["id"] for n in nodes}
         assert visited <= ids
         assert sum(1 for e in edges if e.get("dashes") and e["color"] == REVERT) == 4
-        answer = next(n for n in nodes if n["id"] == visits[-1]["node"])
+        answer = next(n for n in nodes if n["id"] == visits[-1].node)
         assert "✓ answer" in answer["label"] and answer["borderWidth"] == 5
     nodes, edges = graph_elements(tree, visits, 1)
     root = next(n for n in nodes if n["id"] == tree.root.id)
@@ -177,19 +178,20 @@ def test_a_walk_is_drawn_node_for_node_with_its_reverts_and_answer_at_any_level(
     # what the walk did not enter is collapsed: the root's branches' other children as "+N" or "▸ +N"
     assert sum("▸ +" in n["label"] for n in nodes) == 11  # the branches offered but not entered
     assert len(nodes) == 1 + 2 + 13 + 8 + 8  # root, its children, theirs, and the two level-2 nodes entered
-    old = [{k: v for k, v in visit.items() if k != "shown"} for visit in visits]  # a trajectory without "shown"
+    stored = [{k: v for k, v in asdict(visit).items() if k != "shown"} for visit in visits]  # stored without "shown"
+    old = WalkDetails.from_dict({"trajectory": stored}).trajectory
     nodes, _ = graph_elements(tree, old, 1)
-    assert {v["node"] for v in visits} <= {n["id"] for n in nodes}
+    assert {v.node for v in visits} <= {n["id"] for n in nodes}
     assert any(str(n["id"]).startswith("more-") for n in nodes)  # the children it did not take, as "+N"
 
 
 def test_the_icicle_highlights_the_path_and_escapes_summaries():
     tree = wide_tree()
     visits = ten_steps_three_reverts(tree)
-    fig = tree_chart(small_tree(EVIL), [{"node": 2, "move": "down", "to": 1}, {"node": 1, "move": "answer"}])
+    fig = tree_chart(small_tree(EVIL), [visit(2, "down", 1), visit(1, "answer", None)])
     assert all("<script>" not in t and "<img" not in t for t in fig.data[0].hovertext)
     fig = tree_chart(tree, visits)
     colors = dict(zip(map(int, fig.data[0].ids), fig.data[0].marker.colors))
-    assert colors[visits[-1]["node"]] == ANSWERED and colors[visits[2]["to"]] == REVERT
+    assert colors[visits[-1].node] == ANSWERED and colors[visits[2].to] == REVERT
     assert colors[tree.root.id] == REREAD and list(colors.values()).count(REREAD) == 3  # root, b, b0; a, a0 and two leaves were gone back from
     assert "#1,9" in fig.data[0].labels[-1]

@@ -89,10 +89,10 @@ def test_a_model_says_which_pages_merge_and_an_unusable_reply_keeps_them_apart(s
     merged = [p for p in memory.pages if len(p.sources) > 1]
     assert merged and all("merged" in p.break_reason for p in merged)
     steps = store.steps(fit["run_id"])
-    merges = [s["data"] for s in steps if s["step"] == "page-merge"]
-    assert {m["outcome"] for m in merges} >= {"model", "fallback"}
-    assert all(m["value"] != NO for m in merges if m["outcome"] == "fallback")
-    assert any(s["step"] == "regist" for s in steps) and steps[-1]["step"] == "fit"
+    merges = [s.trace for s in steps if s.step == "page-merge"]
+    assert {m.outcome for m in merges} >= {"model", "fallback"}
+    assert all(m.value != NO for m in merges if m.outcome == "fallback")
+    assert any(s.step == "regist" for s in steps) and steps[-1].step == "fit"
     assert any(p.startswith("Given Page 1 and Page 2") for p in backend.prompts)
     # chapters 2 and 3 never merge (the reply was unusable), nor any page across a chapter heading
     for page in memory.pages:
@@ -108,9 +108,9 @@ def test_offline_fitting_is_labelled_offline_and_shortens_gists_again(store):
     assert fit["fits"] and fit["tokens_after"] <= fit["room"] < fit["tokens_before"]
     assert fit["gisted_again"] > 0
     steps = store.steps(fit["run_id"])
-    assert {s["outcome"] for s in steps if s["step"] in ("page-merge", "regist", "gist-again")} == {"offline"}
-    again = [s["data"] for s in steps if s["step"] == "gist-again"]
-    assert all("G.3" in a["detail"]["iterative"] for a in again)
+    assert {s.outcome for s in steps if s.step in ("page-merge", "regist", "gist-again")} == {"offline"}
+    again = [s.trace for s in steps if s.step == "gist-again"]
+    assert all("G.3" in a.detail["iterative"] for a in again)
     memory = latest_memory(store, document, OFFLINE.key)
     assert memory.memory_id == result.memory_id and any(p.gist_rounds for p in memory.pages)
     # built again with the same settings: both memories are reused, nothing is decided twice
@@ -130,7 +130,7 @@ def test_a_whole_book_under_a_4096_token_window_through_the_simulated_server_fit
         memory = load_memory(store, result.memory_id)
         assert memory_tokens(memory, MODEL) <= memory_room(4096, choose_preset("auto", document.words), MODEL)
         answer = ask(store, engine, document.id, Question("Whom does Elizabeth Bennet marry?"), method="readagent-p")
-        assert answer.answer and answer.memory_id == result.memory_id
+        assert answer.answer.text and answer.memory.id == result.memory_id
         for call in store.db["llm_calls"].rows:
             assert call["input_tokens"] + json.loads(call["params"])["max_tokens"] <= 4096
 
@@ -148,17 +148,18 @@ def test_conditional_gists_are_a_memory_of_their_own(scripted, store):
     # a plain question is asked of the unconditional memory
     assert latest_memory(store, document, engine.key).memory_id == plain.memory_id
     offline = build_memory(store, document, OFFLINE, BuildSettings(preset, conditional=question))
-    steps = [s["data"] for s in store.steps(offline.run_id) if s["step"] == "gist"]
-    assert steps and all(s["outcome"] == "offline" and s["detail"]["conditional"] == question for s in steps)
+    steps = [s.trace for s in store.steps(offline.run_id) if s.step == "gist"]
+    assert steps and all(s.outcome == "offline" and s.detail["conditional"] == question for s in steps)
 
 
 def test_ask_shows_the_pages_dropped_for_room():
     from components.ask_view import dropped_for_room
+    from core.trace import MODEL, StepTrace
 
-    steps = [{"step": "lookup", "detail": {"not_expanded": [4, 9], "fitted": "pages [4, 9] stay gists: ..."}},
-             {"step": "answer", "detail": {}}, {"step": "lookup-sequential"}]
+    steps = [StepTrace("lookup", MODEL, detail={"not_expanded": [4, 9], "fitted": "pages [4, 9] stay gists: ..."}),
+             StepTrace("answer", MODEL), StepTrace("lookup-sequential", MODEL)]
     assert dropped_for_room(steps) == [([4, 9], "pages [4, 9] stay gists: ...")]
-    assert dropped_for_room([{"step": "lookup", "detail": {"max_pages": 5}}]) == []
+    assert dropped_for_room([StepTrace("lookup", MODEL, detail={"max_pages": 5})]) == []
 
 
 def fit_screen(db_path: str, memory_id: int, window) -> None:

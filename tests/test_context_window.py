@@ -29,6 +29,7 @@ from core.methods.readagent.lookup import readagent_p, readagent_s
 from core.methods.readagent.memory import load_memory
 from core.methods.readagent.presets import PRESETS, choose_preset
 from core.parsing import Parsed, bad
+from core.store.records import LlmCall
 from core.text.documents import MAX_PARAGRAPH_WORDS, PIECE_WORDS, parse_text, split_long_paragraph
 from core.text.tokens import count_tokens
 from tests.fakes import ScriptedBackend
@@ -65,7 +66,12 @@ def long_paragraph(words: int = 20_000, seed: int = 7) -> str:
 
 def largest_call(calls) -> tuple[int, str]:
     """(input tokens + reply budget, step) of the largest logged call."""
-    return max((c["input_tokens"] + json.loads(c["params"])["max_tokens"], c["step"]) for c in calls)
+    return max((c.input_tokens + c.params["max_tokens"], c.step) for c in calls)
+
+
+def every_call(store) -> list[LlmCall]:
+    """Every logged model call, whatever run it belongs to."""
+    return [LlmCall.from_row(row) for row in store.db["llm_calls"].rows]
 
 
 def read_with_every_method(store, engine, document, fit: bool = True) -> dict[str, object]:
@@ -74,19 +80,19 @@ def read_with_every_method(store, engine, document, fit: bool = True) -> dict[st
     build = build_memory(store, document, engine, BuildSettings(choose_preset("auto", document.words), fit=fit),
                          concurrency=4)
     calls = store.calls(build.run_id) + (store.calls(build.fit["run_id"]) if build.fit and build.fit["run_id"] else [])
-    assert calls and all(c["input_tokens"] + json.loads(c["params"])["max_tokens"] <= WINDOW for c in calls)
+    assert calls and all(c.input_tokens + c.params["max_tokens"] <= WINDOW for c in calls)
     found: dict[str, object] = {"build": largest_call(calls)}
     for method in METHODS:
-        seen = {c["id"] for c in store.db["llm_calls"].rows}
+        seen = {c.id for c in every_call(store)}
         try:
             result = ask(store, engine, document.id, QUESTION, method=method)
         except ContextWindowError as exc:
             found[method] = exc
         else:
             assert result.answer
-            found[method] = largest_call([c for c in store.db["llm_calls"].rows if c["id"] not in seen])
-    for call in store.db["llm_calls"].rows:
-        assert call["input_tokens"] + json.loads(call["params"])["max_tokens"] <= WINDOW, (call["step"], call["id"])
+            found[method] = largest_call([c for c in every_call(store) if c.id not in seen])
+    for call in every_call(store):
+        assert call.input_tokens + call.params["max_tokens"] <= WINDOW, (call.step, call.id)
     return found
 
 
@@ -305,8 +311,8 @@ def test_a_very_long_paragraph_is_split_between_sentences_and_the_build_says_so(
     assert document.meta["split_paragraphs"] == 1
     engine, _ = scripted(handler=respond, context_tokens=WINDOW)
     result = build_memory(store, document, engine, BuildSettings(PRESETS["quality"]))
-    split = [s for s in store.steps(result.run_id) if s["step"] == "split"]
-    assert len(split) == 1 and "split between sentences" in split[0]["data"]["detail"]["reason"]
+    split = [s for s in store.steps(result.run_id) if s.step == "split"]
+    assert len(split) == 1 and "split between sentences" in split[0].trace.detail["reason"]
 
 
 def test_pagination_windows_stop_before_the_prompt_would_not_fit(scripted, store):
@@ -314,9 +320,9 @@ def test_pagination_windows_stop_before_the_prompt_would_not_fit(scripted, store
     engine, _ = scripted(handler=respond, context_tokens=1024)
     result = build_memory(store, document, engine, BuildSettings(PRESETS["narrativeqa"]))
     steps = store.steps(result.run_id)
-    assert any("fitted" in s["data"]["detail"] for s in steps if s["step"] == "pagination")
+    assert any("fitted" in s.trace.detail for s in steps if s.step == "pagination")
     for call in store.calls(result.run_id):
-        assert call["input_tokens"] + json.loads(call["params"])["max_tokens"] <= 1024
+        assert call.input_tokens + call.params["max_tokens"] <= 1024
     memory = load_memory(store, result.memory_id, document)
     assert max(p.words for p in memory.pages) < 3000  # the preset's 3,000-word pages do not fit in 1,024 tokens
 
@@ -353,6 +359,6 @@ def test_full_text_is_cut_with_one_sentence_saying_so(scripted, store, long_docu
     engine, _ = scripted(["Answer: (A) Casey"], context_tokens=WINDOW)
     store.save_document(long_document)
     result = ask(store, engine, long_document.id, QUESTION, method="full")
-    assert result.context.rstrip().endswith("do not fit in the model's context window.]")
-    assert "[The text is cut here: the " in result.context
-    assert result.words_in_context < long_document.words
+    assert result.reading.context.rstrip().endswith("do not fit in the model's context window.]")
+    assert "[The text is cut here: the " in result.reading.context
+    assert result.reading.words_in_context < long_document.words

@@ -32,6 +32,6 @@ def test_an_evaluation_on_qmsum_sends_the_qmsum_pagination_prompt(store):
     assert prompts.PAGINATION_QMSUM.name in used and prompts.PAGINATION.name not in used
     assert prompts.PAGINATION_BOOK.name not in used
     memory = store.memories_for(docs[0].document.id)[0]
-    assert memory["preset"] == "qmsum"
+    assert memory.preset == "qmsum"
     evaluate(store, OFFLINE, docs, ["gistmem"], dataset="qmsum")
-    assert {m["preset"] for m in store.memories_for(docs[0].document.id)} == {"qmsum"}
+    assert {m.preset for m in store.memories_for(docs[0].document.id)} == {"qmsum"}

@@ -1,6 +1,7 @@
 """Datasets, the papers' metrics, and evaluations end to end (offline and through the simulator)."""
 import json
 import threading
+from types import SimpleNamespace
 
 import pytest
 
@@ -12,6 +13,7 @@ from core.eval.metrics import EXACT, NONE, PARTIAL, mean_std, rouge
 from core.eval.raters import combine, parse_permissive, parse_strict, rate
 from core.engine import OFFLINE
 from core.engine import make_engine
+from core.methods.readagent.memory import load_memory
 from tests.conftest import CORE_DATA
 
 
@@ -141,8 +143,8 @@ def test_a_stopped_evaluation_resumes_without_repeating_calls(store, sim):
     with pytest.raises(Cancelled):
         evaluate(store, engine, docs, ["readagent-p", "gistmem"], dataset="qmsum", concurrency=1,
                  progress=stop_after_three, cancel=cancel)
-    eval_id = store.list_runs(kind="eval")[0]["id"]
-    assert store.get_run(eval_id)["status"] == "stopped"  # stopped on request, not interrupted
+    eval_id = store.list_runs(kind="eval")[0].id
+    assert store.get_run(eval_id).status == "stopped"  # stopped on request, not interrupted
     kept = len(store.eval_results(eval_id))
     assert 3 <= kept < 2 * len(docs[0].questions)
     prompts_before = list(sim.prompts)
@@ -152,7 +154,7 @@ def test_a_stopped_evaluation_resumes_without_repeating_calls(store, sim):
     assert not set(sim.prompts[len(prompts_before):]) & set(prompts_before)  # nothing asked twice
     summary = summarize(store, eval_id)
     assert all(r["lr1"] is not None and r["rouge1"] is not None and r["words_consumed"] > 0 for r in summary)
-    assert store.get_run(eval_id)["status"] == "done"
+    assert store.get_run(eval_id).status == "done"
 
 
 def test_repeated_runs_ask_again_and_report_spread(store, sim):
@@ -169,15 +171,15 @@ def test_repeated_runs_ask_again_and_report_spread(store, sim):
 def test_labels_are_kept_per_annotator_and_export_the_whole_case(store):
     docs = load_dataset("quality", limit_docs=1)
     eval_id = evaluate(store, OFFLINE, docs, ["gistmem"], dataset="quality")
-    wrong = next(r for r in store.eval_results(eval_id) if not r["correct"])
-    store.save_label(wrong["id"], "ana", "wrong look-up", "first try")
-    store.save_label(wrong["id"], "ana", "gist lost the detail", "the gist drops the date")
-    store.save_label(wrong["id"], "ben", "reasoning", "")
+    wrong = next(r for r in store.eval_results(eval_id) if not r.correct)
+    store.save_label(wrong.id, "ana", "wrong look-up", "first try")
+    store.save_label(wrong.id, "ana", "gist lost the detail", "the gist drops the date")
+    store.save_label(wrong.id, "ben", "reasoning", "")
     cases = labelled_cases(store, eval_id)
     assert [(c["annotator"], c["category"]) for c in cases] == [("ana", "gist lost the detail"), ("ben", "reasoning")]
     first = json.loads(labels_jsonl(cases).splitlines()[0])
-    assert first["question"] == wrong["question"] and first["gold"] == wrong["gold"]
-    assert first["ask_run_id"] == wrong["ask_run_id"] and first["note"] == "the gist drops the date"
+    assert first["question"] == wrong.question and first["gold"] == wrong.gold
+    assert first["ask_run_id"] == wrong.ask_run_id and first["note"] == "the gist drops the date"
     assert labels_csv(cases).splitlines()[0].startswith("eval_id,result_id,annotator,category,note")
 
 
@@ -211,6 +213,7 @@ def test_resuming_with_another_engine_is_refused(store, sim):
 def test_a_result_is_unparseable_or_no_answer_never_both(result, unparseable, no_answer):
     from core.eval.report import FILTERS, is_unparseable
 
+    result = SimpleNamespace(**result)  # the fields of an EvalResult these read
     assert is_unparseable(result) is unparseable
     assert FILTERS["unparseable answer"](result, [result]) is unparseable
     assert FILTERS["MemWalker: no answer"](result, [result]) is no_answer
@@ -224,9 +227,9 @@ def test_a_model_with_unusable_replies_counts_fallbacks_per_memory_and_no_answer
                        concurrency=1)
     summary = {r["method"]: r for r in summarize(store, eval_id)}
     [memory] = store.memories_for(docs[0].document.id)
-    pages = store.page_rows(memory["id"])
-    breaks = sum(p["break_by"] == "fallback" for p in pages)
-    gists = sum(p["gist_by"] == "fallback" for p in pages)
+    pages = load_memory(store, memory.id).pages
+    breaks = sum(p.break_by == "fallback" for p in pages)
+    gists = sum(p.gist_by == "fallback" for p in pages)
     assert breaks > 0 and gists == len(pages)
     for method in ("readagent-p", "bm25"):  # both read the one memory: its counts, once each
         assert (summary[method]["memories"], summary[method]["fallback_breaks"],
@@ -243,7 +246,7 @@ def test_a_model_with_unusable_replies_counts_fallbacks_per_memory_and_no_answer
     assert readagent.split()[-4:] == ["3", "0", str(breaks), str(gists)]
     from core.eval.report import memory_table
 
-    assert memory_table(store, eval_id) == [{"memory_id": memory["id"], "doc_id": docs[0].document.id,
+    assert memory_table(store, eval_id) == [{"memory_id": memory.id, "doc_id": docs[0].document.id,
                                              "pages": len(pages), "fallback_breaks": breaks, "fallback_gists": gists,
                                              "methods": ["BM25 top-k", "ReadAgent-P"]}]
 

@@ -50,9 +50,9 @@ def test_a_server_always_answering_break_point_999_gets_no_gist_stored(store):
         assert memory.pages and all(p.gist_by == FALLBACK for p in memory.pages)
         assert not any(p.gist == "Break point: <999>" or "999" in p.gist for p in memory.pages)
         assert all(p.break_by in (FALLBACK, RULE) for p in memory.pages)  # <999> is never one of the labels
-        gist_steps = [s for s in store.steps(result.run_id) if s["step"] == "gist"]
-        assert all(s["outcome"] == FALLBACK and len(s["data"]["attempts"]) == 2 for s in gist_steps)
-        assert all("pause-point label" in a["problem"] for s in gist_steps for a in s["data"]["attempts"])
+        gist_steps = [s for s in store.steps(result.run_id) if s.step == "gist"]
+        assert all(s.outcome == FALLBACK and len(s.trace.attempts) == 2 for s in gist_steps)
+        assert all("pause-point label" in a.problem for s in gist_steps for a in s.trace.attempts)
 
         # every one of those replies is rejected: a rebuild asks the server again and replays none
         asked = server.requests
@@ -63,7 +63,7 @@ def test_a_server_always_answering_break_point_999_gets_no_gist_stored(store):
         # and a question gets no decision from it either
         store.save_document(document)
         answer = ask(store, engine, document.id, CHOICE, method="readagent-p")
-        assert answer.choice is None and all(s["outcome"] == FALLBACK for s in answer.steps)
+        assert answer.answer.choice is None and all(s.outcome == FALLBACK for s in answer.steps)
 
 
 def _is_hostile(gist: str) -> bool:
@@ -81,10 +81,10 @@ def test_a_fifty_percent_malformed_build_stores_no_hostile_gist_and_a_rebuild_br
         pages = load_memory(store, first.memory_id).pages
         by_model = [p for p in pages if p.gist_by in (BY_MODEL, REASKED)]
         assert by_model and not [p.gist for p in by_model if _is_hostile(p.gist)]
-        outcomes = {s["outcome"] for s in store.steps(first.run_id)}
+        outcomes = {s.outcome for s in store.steps(first.run_id)}
         assert REASKED in outcomes  # malformed replies were re-asked ...
-        problems = [a for s in store.steps(first.run_id) for a in s["data"]["attempts"] if a["problem"]]
-        assert problems and all(store.calls(ids=[a["call_id"]])[0]["rejected"] == 1 for a in problems)
+        problems = [a for s in store.steps(first.run_id) for a in s.trace.attempts if a.problem]
+        assert problems and all(store.calls(ids=[a.call_id])[0].rejected for a in problems)
         rejected = rejected_replies(store)
         assert rejected
 
@@ -92,9 +92,9 @@ def test_a_fifty_percent_malformed_build_stores_no_hostile_gist_and_a_rebuild_br
         sim.fault_rate = 0.0
         rebuilt = build_memory(store, document, engine, QUALITY, rebuild=True, concurrency=8)
         steps = store.steps(rebuilt.run_id)
-        replayed = [a for s in steps for a in s["data"]["attempts"] if a["cached"]]
-        assert replayed and all(not a["problem"] and a["reply"] not in rejected for a in replayed)
-        assert all(s["outcome"] in (BY_MODEL, RULE) for s in steps)
+        replayed = [a for s in steps for a in s.trace.attempts if a.cached]
+        assert replayed and all(not a.problem and a.reply not in rejected for a in replayed)
+        assert all(s.outcome in (BY_MODEL, RULE) for s in steps)
         assert not {p.gist for p in load_memory(store, rebuilt.memory_id).pages} & rejected
         assert rebuilt.llm_calls > 0  # the rejected prompts went to the model again
 
@@ -119,12 +119,12 @@ def test_an_echoed_example_is_not_a_decision(store):
 
     backend = ScriptedBackend(handler=handler)
     engine = model_engine(LLM(backend, store))
-    offline_memory = store.find_memory(document.id, QUALITY.key("offline"))["id"]
+    offline_memory = store.find_memory(document.id, QUALITY.key("offline")).id
     answer = ask(store, engine, document.id, CHOICE, method="readagent-p", memory_id=offline_memory)
-    assert answer.choice is None
+    assert answer.answer.choice is None
     lookup, response = answer.steps[0], answer.steps[-1]
-    assert lookup["outcome"] == FALLBACK and all("example" in a["problem"] for a in lookup["attempts"])
-    assert response["outcome"] == FALLBACK and all("repeats" in a["problem"] for a in response["attempts"])
+    assert lookup.outcome == FALLBACK and all("example" in a.problem for a in lookup.attempts)
+    assert response.outcome == FALLBACK and all("repeats" in a.problem for a in response.attempts)
 
 
 @pytest.mark.parametrize("reply", ["", "I'm sorry, but I can't help with that request.",
@@ -147,7 +147,7 @@ def test_each_malformed_reply_of_the_simulator_is_re_asked(store, reply):
 
         engine.llm.backend.complete = first_hostile
         result = build_memory(store, document, engine, QUALITY)
-    gists = [s for s in store.steps(result.run_id) if s["step"] == "gist"]
-    hostile = [s for s in gists if s["data"]["attempts"][0]["reply"] == reply]
-    assert len(hostile) == 1 and hostile[0]["outcome"] == REASKED
+    gists = [s for s in store.steps(result.run_id) if s.step == "gist"]
+    hostile = [s for s in gists if s.trace.attempts[0].reply == reply]
+    assert len(hostile) == 1 and hostile[0].outcome == REASKED
     assert all(p.gist != reply for p in load_memory(store, result.memory_id).pages)

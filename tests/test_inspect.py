@@ -12,6 +12,7 @@ from core.eval.report import (case_table_rows, compare, disagreeing_ids, failure
                               label_counts, labelled_cases, method_setting, methods_disagree, say_duration, spread,
                               summarize, time_left)
 from core.eval.runner import evaluate
+from core.store.records import EvalResult, Label
 
 
 def two_raters(both_yes: int, a_only: int, b_only: int, both_no: int) -> tuple[list[str], list[str]]:
@@ -87,7 +88,7 @@ def test_kappa_in_words(kappa, words):
 
 
 def label(result_id, annotator, category):
-    return {"result_id": result_id, "annotator": annotator, "category": category, "note": ""}
+    return Label(id=0, result_id=result_id, annotator=annotator, category=category, note="", updated_at="")
 
 
 def test_agreement_of_two_annotators_is_cohens_over_the_cases_both_labelled():
@@ -125,16 +126,15 @@ def test_agreement_needs_two_annotators_with_a_case_in_common():
 
 def result(rid, method="readagent-p", *, q="q1", doc="d1", run=0, choice="A", gold="A", error=None, options=True,
            rating=None, rougeL=None, answer="", answered=1, fallbacks=0, difficult=False, question=None, lookups=2):
-    return {"id": rid, "eval_id": 1, "run_index": run, "doc_id": doc, "question_id": q, "method": method,
-            "ask_run_id": 100 + rid, "question": question or f"Question {q}?",
-            "options": ["alpha", "beta", "gamma", "delta"] if options else [], "gold": gold if options else None,
-            "references": [] if options else ["the reference"], "answer": answer or (f"({choice})" if choice else ""),
-            "choice": choice if options and not error else None,
-            "correct": int(choice == gold) if options and not error else None,
-            "rating": rating, "rouge1": rougeL, "rouge2": rougeL, "rougeL": rougeL, "compression_rate": 50.0,
-            "lookups": lookups, "pages_looked_up": list(range(lookups)), "response_words": 3, "words_consumed": 10,
-            "llm_calls": 0, "fallbacks": fallbacks, "answered": answered, "error": error,
-            "meta": {"difficult": difficult}}
+    return EvalResult(
+        id=rid, eval_id=1, run_index=run, doc_id=doc, question_id=q, method=method, ask_run_id=100 + rid,
+        question=question or f"Question {q}?", options=("alpha", "beta", "gamma", "delta") if options else (),
+        gold=gold if options else None, references=() if options else ("the reference",),
+        answer=answer or (f"({choice})" if choice else ""), choice=choice if options and not error else None,
+        correct=int(choice == gold) if options and not error else None, rating=rating, rouge1=rougeL, rouge2=rougeL,
+        rougeL=rougeL, compression_rate=50.0, lookups=lookups, pages_looked_up=tuple(range(lookups)),
+        response_words=3, words_consumed=10, llm_calls=0, fallbacks=fallbacks, answered=answered, error=error,
+        meta={"difficult": difficult})
 
 
 ROWS = [result(1, q="q1", choice="B"), result(2, "gistmem", q="q1", choice="B"), result(3, "full", q="q1"),
@@ -177,12 +177,12 @@ def test_failure_kinds(row, kind):
 ])
 def test_find_cases_filters_searches_and_orders(kwargs, ids):
     labels = [label(1, "ana", "reasoning"), label(1, "ben", "wrong look-up")]
-    assert [r["id"] for r in find_cases(ROWS, labels, titles=TITLES, **kwargs)] == ids
+    assert [r.id for r in find_cases(ROWS, labels, titles=TITLES, **kwargs)] == ids
 
 
 def test_methods_disagree_is_one_pass_and_agrees_with_the_pairwise_definition():
     small = ROWS + [result(8, q="q4"), result(9, "gistmem", q="q4")]
-    assert disagreeing_ids(small) == {r["id"] for r in small if methods_disagree(r, small)}
+    assert disagreeing_ids(small) == {r.id for r in small if methods_disagree(r, small)}
     many = [result(i, ("readagent-p", "gistmem", "full")[i % 3], q=f"q{i // 3}", choice="ABCD"[i % 4])
             for i in range(15_000)]
     kept = find_cases(many, [], show="methods disagree")  # one pass (benchmarks/inspect_scale.py times it)
@@ -207,7 +207,7 @@ def test_case_table_rows_say_what_an_annotator_needs():
 def test_label_counts_by_category_and_method():
     labels = [label(1, "ana", "reasoning"), label(1, "ben", "reasoning"), label(2, "ana", "reasoning"),
               label(99, "ana", "gone")]
-    assert label_counts(labels, {r["id"]: r for r in ROWS}) == [
+    assert label_counts(labels, {r.id: r for r in ROWS}) == [
         {"category": "reasoning", "method": "gistmem", "labels": 1},
         {"category": "reasoning", "method": "readagent-p", "labels": 2}]
 
@@ -308,22 +308,23 @@ def test_runs_list_an_evaluations_question_runs_under_it(evaluated):
 
     store, eval_id = evaluated
     rows = store.eval_results(eval_id)
-    doc_id = rows[0]["doc_id"]
-    own = ask(store, OFFLINE, doc_id, Question("Who is there?"), method="full").run_id
+    doc_id = rows[0].doc_id
+    own = ask(store, OFFLINE, doc_id, Question("Who is there?"), method="full").run.id
     listed = store.runs_page()
-    builds = [r["id"] for r in listed if r["kind"] == "build"]
-    assert [r["id"] for r in listed] == sorted([own, eval_id, *builds], reverse=True) and len(builds) == 1
-    assert not {r["ask_run_id"] for r in rows} & {r["id"] for r in listed}
-    assert next(r for r in listed if r["id"] == eval_id)["results"] == 8
+    builds = [r.id for r in listed if r.kind == "build"]
+    assert [r.id for r in listed] == sorted([own, eval_id, *builds], reverse=True) and len(builds) == 1
+    assert not {r.ask_run_id for r in rows} & {r.id for r in listed}
+    assert next(r for r in listed if r.id == eval_id).results == 8
     assert store.count_runs() == len(listed) == 3
-    assert [r["id"] for r in store.runs_page(kind="eval")] == [eval_id] and store.count_runs(kind="ask") == 1
-    assert [r["id"] for r in store.runs_page(search="Who is there")] == [own]
+    assert [r.id for r in store.runs_page(kind="eval")] == [eval_id] and store.count_runs(kind="ask") == 1
+    assert [r.id for r in store.runs_page(search="Who is there")] == [own]
     assert store.count_eval_question_runs(eval_id) == 8
     page = store.eval_question_runs(eval_id, offset=2, limit=3)
-    assert [r["id"] for r in page] == sorted(r["ask_run_id"] for r in rows)[2:5]
-    assert {r["result_id"] for r in page} <= {r["id"] for r in rows} and all(r["kind"] == "ask" for r in page)
-    assert store.eval_of_run(rows[0]["ask_run_id"]) == eval_id and store.eval_of_run(own) is None
-    assert [r["id"] for r in store.runs_page(limit=1, offset=2)] == [r["id"] for r in listed][2:3]
+    assert [r.id for r in page] == sorted(r.ask_run_id for r in rows)[2:5]
+    assert {r.result_id for r in page} <= {r.id for r in rows} and all(r.kind == "ask" for r in page)
+    everyone = store.eval_question_runs(eval_id, limit=100)  # the evaluation's question runs, and no others
+    assert rows[0].ask_run_id in {r.id for r in everyone} and own not in {r.id for r in everyone}
+    assert [r.id for r in store.runs_page(limit=1, offset=2)] == [r.id for r in listed][2:3]
 
 
 def test_a_question_asked_with_several_methods_is_one_entry_and_filters_by_document(evaluated):
@@ -331,34 +332,34 @@ def test_a_question_asked_with_several_methods_is_one_entry_and_filters_by_docum
     from core.methods.base import Question
 
     store, eval_id = evaluated
-    doc_id = store.eval_results(eval_id)[0]["doc_id"]
+    doc_id = store.eval_results(eval_id)[0].doc_id
     question = Question("Who is there?")
-    compared = [ask(store, OFFLINE, doc_id, question, method=m, group="g1").run_id for m in ("full", "bm25", "gistmem")]
-    alone = ask(store, OFFLINE, doc_id, question, method="full").run_id
+    compared = [ask(store, OFFLINE, doc_id, question, method=m, group="g1").run.id for m in ("full", "bm25", "gistmem")]
+    alone = ask(store, OFFLINE, doc_id, question, method="full").run.id
     questions = store.runs_page(kind="ask")
-    assert [r["id"] for r in questions] == [alone, compared[0]] and store.count_runs(kind="ask") == 2
+    assert [r.id for r in questions] == [alone, compared[0]] and store.count_runs(kind="ask") == 2
     row = questions[1]
-    assert row["group_ids"] == ",".join(map(str, compared)) and row["group_methods"] == "full,bm25,gistmem"
-    assert questions[0]["group_ids"] is None
+    assert row.group_ids == tuple(compared) and row.group_methods == ("full", "bm25", "gistmem")
+    assert questions[0].group_ids == ()
     assert store.group_runs(compared[2]) == compared and store.group_runs(alone) == [alone]
     assert store.count_runs(doc_id=doc_id) == 3 and store.count_runs(doc_id="no-such-document") == 0  # two entries, the build
-    assert [r["id"] for r in store.runs_page(doc_id=doc_id, kind="ask")] == [alone, compared[0]]
+    assert [r.id for r in store.runs_page(doc_id=doc_id, kind="ask")] == [alone, compared[0]]
 
 
 def test_every_annotators_label_is_exported_and_the_version_changes_with_the_results(evaluated):
     store, eval_id = evaluated
     first, second = store.eval_results(eval_id)[:2]
     version = store.eval_results_version(eval_id)
-    assert version == (8, max(r["id"] for r in store.eval_results(eval_id)))
-    store.save_label(first["id"], "ana", "reasoning", "")
-    store.save_label(first["id"], "ben", "pagination", "why <b>not</b>")
-    store.save_label(second["id"], "ben", "other", "")
+    assert version == (8, max(r.id for r in store.eval_results(eval_id)))
+    store.save_label(first.id, "ana", "reasoning", "")
+    store.save_label(first.id, "ben", "pagination", "why <b>not</b>")
+    store.save_label(second.id, "ben", "other", "")
     cases = labelled_cases(store, eval_id)
     assert [(c["result_id"], c["annotator"], c["category"]) for c in cases] == [
-        (first["id"], "ana", "reasoning"), (first["id"], "ben", "pagination"), (second["id"], "ben", "other")]
-    assert cases[1]["note"] == "why <b>not</b>" and cases[1]["question"] == first["question"]
-    assert cases[0]["options"] == first["options"] and cases[0]["ask_run_id"] == first["ask_run_id"]
-    store.add_eval_result(eval_id=eval_id, run_index=1, doc_id=first["doc_id"], question_id="extra", method="full",
+        (first.id, "ana", "reasoning"), (first.id, "ben", "pagination"), (second.id, "ben", "other")]
+    assert cases[1]["note"] == "why <b>not</b>" and cases[1]["question"] == first.question
+    assert cases[0]["options"] == first.options and cases[0]["ask_run_id"] == first.ask_run_id
+    store.add_eval_result(eval_id=eval_id, run_index=1, doc_id=first.doc_id, question_id="extra", method="full",
                           question="?", options=[], references_=[], meta={})
     assert store.eval_results_version(eval_id) != version
 

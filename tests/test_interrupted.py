@@ -11,6 +11,7 @@ from core.llm.simulator import MODEL, SimulatedLLM
 from core.resume import resume_run
 from core.status import INTERRUPTED
 from core.store import open_db
+from core.methods.readagent.memory import load_memory
 from core.store.owners import current_owner, is_gone
 from tests.conftest import ROOT, book
 
@@ -43,20 +44,20 @@ def test_a_killed_build_shows_as_interrupted_and_resumes_without_repeating_a_cal
 
         store = open_db(db)
         [run] = store.list_runs(kind="build")
-        assert run["status"] == INTERRUPTED
-        assert "stopped (killed, crashed or restarted)" in store.get_run(run["id"])["error"]
-        [memory] = store.memories_for(run["doc_id"], status=None)
-        assert memory["status"] == INTERRUPTED and store.page_rows(memory["id"])  # what was made is kept
-        logged = {c["prompt"] for c in store.calls(run_id=run["id"]) if c["reply"] is not None}
+        assert run.status == INTERRUPTED
+        assert "stopped (killed, crashed or restarted)" in store.get_run(run.id).error
+        [memory] = store.memories_for(run.doc_id, status=None)
+        assert memory.status == INTERRUPTED and store.page_count(memory.id)  # what was made is kept
+        logged = {c.prompt for c in store.calls(run_id=run.id) if c.reply is not None}
 
         before = sim.stats.completed
         engine = make_engine("openai", store, model=MODEL, base_url=sim.base_url, backoff=0.01)
-        result = resume_run(store, run["id"], engine)
+        result = resume_run(store, run.id, engine)
         asked_again = sim.prompts[before:]
         assert not logged & set(asked_again), "a logged reply was asked for again"
-        assert result.memory_id == memory["id"] and result.cached_calls >= len(logged)
-        doc = store.get_document(run["doc_id"])
-        pages = store.page_rows(result.memory_id)
-        assert [p["start"] for p in pages][0] == 0 and pages[-1]["end"] == len(doc.paragraphs)
-        assert all(a["end"] == b["start"] for a, b in zip(pages, pages[1:]))  # every paragraph in one page
-        assert json.dumps(store.get_run(result.run_id)["status"]) == '"done"'
+        assert result.memory_id == memory.id and result.cached_calls >= len(logged)
+        doc = store.get_document(run.doc_id)
+        pages = load_memory(store, result.memory_id, doc).pages
+        assert [p.start for p in pages][0] == 0 and pages[-1].end == len(doc.paragraphs)
+        assert all(a.end == b.start for a, b in zip(pages, pages[1:]))  # every paragraph in one page
+        assert json.dumps(store.get_run(result.run_id).status) == '"done"'

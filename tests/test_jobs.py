@@ -22,7 +22,7 @@ def test_a_background_build_reports_pages_then_its_result(store):
     assert job.status == DONE and job.finished
     progress = job.progress
     memory = load_memory(store, job.result.memory_id)
-    assert [(p["start"], p["end"], p["gist"]) for p in progress.pages()] == \
+    assert [(p.start, p.end, p.gist) for p in progress.pages()] == \
         [(p.start, p.end, p.gist) for p in memory.pages]
     assert progress.words_done == doc.words
     assert progress.first_page_s is not None and progress.first_page_s <= job.seconds

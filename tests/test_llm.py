@@ -16,10 +16,10 @@ def test_every_call_is_one_logged_row(store):
     llm = LLM(backend, store, run_id=None, doc_id="doc1")
     completion = llm.complete("Please shorten the following passage.\n\nPassage:\nHello world.", step="gist")
     row = store.calls(ids=[completion.call_id])[0]
-    assert row["step"] == "gist" and row["doc_id"] == "doc1" and row["model"] == "scripted-model"
-    assert row["reply"] == "a reply" and row["cached"] == 0 and row["attempts"] == 1
-    assert row["input_tokens"] > 5 and row["output_tokens"] == 2
-    assert '"temperature": 0.0' in row["params"] and '"max_tokens": 512' in row["params"]
+    assert row.step == "gist" and row.doc_id == "doc1" and row.model == "scripted-model"
+    assert row.reply == "a reply" and not row.cached and row.attempts == 1
+    assert row.input_tokens > 5 and row.output_tokens == 2
+    assert row.params["temperature"] == 0.0 and row.params["max_tokens"] == 512
     assert llm.usage.calls == 1 and llm.usage.cached == 0
 
 
@@ -31,7 +31,7 @@ def test_same_model_params_prompt_is_replayed_without_a_call(store):
     assert again.text == "first" and again.cached
     assert len(backend.prompts) == 1
     rows = store.calls(ids=[again.call_id])
-    assert rows[0]["cached"] == 1
+    assert rows[0].cached
 
 
 @pytest.mark.parametrize("change", ["model", "max_tokens", "prompt"])
@@ -54,8 +54,8 @@ def test_failed_call_is_logged_with_its_error_and_not_replayed(store):
     with pytest.raises(ModelError):
         llm.complete("p", step="s")
     assert llm.complete("p", step="s").text == "ok"
-    errors = [r["error"] for r in store.calls(run_id=None)]
-    assert errors == ["server down", None]
+    errors = [r.error for r in store.calls(run_id=None)]
+    assert errors == ["server down", ""]
 
 
 def test_redact_url_drops_credentials():
@@ -245,7 +245,7 @@ def test_replies_are_sanitised_before_they_are_parsed_or_stored(store, content, 
         llm = LLM(OpenAIBackend("m", server.base_url, backoff=0.001), store)
         completion = llm.complete("prompt", step="gist")
     assert completion.text == stored
-    assert store.calls(ids=[completion.call_id])[0]["reply"] == stored
+    assert store.calls(ids=[completion.call_id])[0].reply == stored
     replay = llm.complete("prompt", step="gist")
     assert replay.cached and replay.text == stored
 
@@ -274,9 +274,9 @@ def test_a_rejected_reply_is_never_replayed_and_the_model_is_asked_again(store):
     assert not good.cached and good.text == "Dameri lands." and len(backend.prompts) == 2
     again = llm.complete("p", step="gist")  # an accepted reply replays exactly, with no call
     assert again.cached and again.text == "Dameri lands." and len(backend.prompts) == 2
-    rows = {r["id"]: r for r in store.calls(run_id=None)}
-    assert rows[bad.call_id]["rejected"] == 1 and rows[bad.call_id]["reply"].startswith("I'm sorry")  # kept in the log
-    assert rows[good.call_id]["rejected"] is None
+    rows = {r.id: r for r in store.calls(run_id=None)}
+    assert rows[bad.call_id].rejected and rows[bad.call_id].reply.startswith("I'm sorry")  # kept in the log
+    assert not rows[good.call_id].rejected
 
 
 def test_rejecting_a_replay_rejects_the_reply_it_replayed(store):

@@ -94,15 +94,15 @@ def check_calls(store, run_id) -> list[dict]:
     calls = store.calls(run_id)
     assert calls
     for call in calls:
-        assert call["prompt"] and call["reply"] is not None and call["error"] is None, call
-        max_tokens = json.loads(call["params"])["max_tokens"]
-        assert call["input_tokens"] + max_tokens <= WINDOW, (call["step"], call["input_tokens"], max_tokens)
+        assert call.prompt and call.reply is not None and not call.error, call
+        max_tokens = call.params["max_tokens"]
+        assert call.input_tokens + max_tokens <= WINDOW, (call.step, call.input_tokens, max_tokens)
     referenced = set()
     for step in store.steps(run_id):
-        for attempt in step["data"].get("attempts", []):
-            assert attempt["call_id"] is not None, step
-            referenced.add(attempt["call_id"])
-    assert referenced <= {c["id"] for c in calls}
+        for attempt in step.trace.attempts:
+            assert attempt.call_id is not None, step
+            referenced.add(attempt.call_id)
+    assert referenced <= {c.id for c in calls}
     return calls
 
 
@@ -127,12 +127,12 @@ def test_a_build_pages_every_paragraph_once_and_gists_every_page(built):
     assert all(p.gist_by in (MODEL, REASKED, FALLBACK) and p.gist.strip() for p in pages)
     assert result.fallback_gists == sum(p.gist_by == FALLBACK for p in pages)
     steps = store.steps(result.run_id)
-    assert sum(s["step"] == "gist" for s in steps) == len(pages)
+    assert sum(s.step == "gist" for s in steps) == len(pages)
     for s in steps:  # a fallback says what was done instead
-        assert s["outcome"] != FALLBACK or s["data"]["fallback"], s
+        assert s.outcome != FALLBACK or s.trace.fallback, s
     calls = check_calls(store, result.run_id)
-    assert result.llm_calls == sum(not c["cached"] for c in calls) > 0
-    assert {c["model"] for c in calls} == {local.TINY_MODEL}
+    assert result.llm_calls == sum(not c.cached for c in calls) > 0
+    assert {c.model for c in calls} == {local.TINY_MODEL}
 
 
 def test_a_question_through_the_local_model(built):
@@ -140,10 +140,10 @@ def test_a_question_through_the_local_model(built):
     started = time.monotonic()
     answer = ask(store, engine, document.id, Question("Who is Dameri?"), method="readagent-p")
     TIMINGS["ask"] = time.monotonic() - started
-    assert answer.engine_label == engine.label and answer.memory_id == result.memory_id
-    assert answer.steps and all(s["outcome"] in (MODEL, REASKED, FALLBACK, RULE) for s in answer.steps)
-    assert answer.answer.strip()
-    assert answer.llm_calls + answer.cached_calls == len(check_calls(store, answer.run_id))
+    assert answer.run.engine_label == engine.label and answer.memory.id == result.memory_id
+    assert answer.steps and all(s.outcome in (MODEL, REASKED, FALLBACK, RULE) for s in answer.steps)
+    assert answer.answer.text.strip()
+    assert answer.usage.llm_calls + answer.usage.cached_calls == len(check_calls(store, answer.run.id))
 
 
 def test_the_command_line_reaches_the_same_server_and_memory(built, short_text, capsys):

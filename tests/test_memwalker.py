@@ -349,8 +349,8 @@ def test_offline_memwalker_is_labelled_offline(store):
     for key in ("path", "reverts", "answered", "steps", "strayed_and_recovered", "share_read"):
         assert key in extra
     assert extra["path"][0] == extra["tree"]["nodes"] - 1  # starts at the root
-    assert all(s["outcome"] in (OFFLINE, RULE) for s in result.steps) and "no LLM" in result.engine_label
-    assert result.llm_calls == 0 and 0 < extra["share_read"] < 1
+    assert all(s.outcome in (OFFLINE, RULE) for s in result.steps) and "no LLM" in result.run.engine_label
+    assert result.usage.llm_calls == 0 and 0 < extra["share_read"] < 1
     assert extra["steps"] == len(extra["trajectory"]) == len(result.steps)
 
 
@@ -361,21 +361,21 @@ def test_memwalker_through_the_simulated_server(store, sim):
     question = Question(Q["question"], tuple(Q["options"]))
     first = ask(store, engine, document.id, question, method="memwalker", params={"segment_tokens": 400})
     tree = first.details.tree
-    assert tree["built_now"] and tree["build_llm_calls"] == tree["nodes"] and tree["levels"][-1] == 1
-    assert first.details.answered and first.choice in "ABCD"
-    assert all(s["outcome"] == BY_MODEL for s in first.steps) and first.llm_calls == len(first.steps)
+    assert tree.built_now and tree.build_llm_calls == tree.nodes and tree.levels[-1] == 1
+    assert first.details.answered and first.answer.choice in "ABCD"
+    assert all(s.outcome == BY_MODEL for s in first.steps) and first.usage.llm_calls == len(first.steps)
     assert {"memwalker_leaf_summary", "memwalker_node_summary", "memwalker_triage", "memwalker_leaf"} <= set(
         sim.stats.steps)
     # Asked again: the tree is reopened (no summaries) and the walk replayed from the cache.
     again = ask(store, engine, document.id, question, method="memwalker", params={"segment_tokens": 400})
-    assert not again.details.tree["built_now"] and again.details.path == first.details.path
-    assert again.llm_calls == 0 and again.cached_calls == first.llm_calls
+    assert not again.details.tree.built_now and again.details.path == first.details.path
+    assert again.usage.llm_calls == 0 and again.usage.cached_calls == first.usage.llm_calls
     # A malformed reply at the first triage is re-asked and the walk still answers.
     other = Question("Who is Dameri Tass?")
     sim.script = ["malformed"]
     free = ask(store, engine, document.id, other, method="memwalker", params={"segment_tokens": 400})
-    assert free.steps[0]["outcome"] == REASKED and free.choice is None
-    assert free.details.answered == (free.answer != NO_ANSWER)
+    assert free.steps[0].outcome == REASKED and free.answer.choice is None
+    assert free.details.answered == (free.answer.text != NO_ANSWER)
 
 
 # --- the command line ------------------------------------------------------------------------------

@@ -85,7 +85,7 @@ def test_offline_build_of_a_whole_book(store):
     assert all(p.words <= 3000 + max(x.words for x in doc.paragraphs[p.start:p.end]) for p in pages)
     assert all(p.gist_by == "offline" and 0 < p.gist_words < p.words for p in pages)
     assert 85 < result.compression_rate < 97
-    assert events[0].kind == "page" and events[0].start == 0
+    assert events[0].kind == "page" and events[0].page.start == 0
     assert sum(e.kind == "gist" for e in events) == len(pages)
     assert {p.break_by for p in pages} <= {"offline", "rule"}
 
@@ -106,9 +106,9 @@ def test_offline_answers_the_case_study_question_from_the_papers_demo(store):
     build_memory(store, doc, OFFLINE, BuildSettings(PRESETS["quality"]))
     q = next(q for q in story["questions"] if q["question_unique_id"] == "30035_SLGX7NNR_3")
     result = ask(store, OFFLINE, doc.id, Question(q["question"], tuple(q["options"])), method="readagent-p")
-    assert result.choice in "ABCD" and result.engine_label == "Offline engine (no LLM)"
-    assert 1 <= result.lookups <= 5 and result.llm_calls == 0
-    assert result.steps[0]["outcome"] == "offline"
+    assert result.answer.choice in "ABCD" and result.run.engine_label == "Offline engine (no LLM)"
+    assert 1 <= result.reading.lookups <= 5 and result.usage.llm_calls == 0
+    assert result.steps[0].outcome == "offline"
 
 
 def test_offline_accuracy_on_quality_is_above_chance(store):
@@ -126,7 +126,7 @@ def test_offline_accuracy_on_quality_is_above_chance(store):
             total += 1
             for method in methods:
                 result = ask(store, engine, doc.id, Question(q["question"], tuple(q["options"])), method=method)
-                correct[method] += result.choice == "ABCD"[q["gold_label"] - 1]
+                correct[method] += result.answer.choice == "ABCD"[q["gold_label"] - 1]
     assert total == 279
     accuracy = {m: c / total for m, c in correct.items()}
     assert all(a > 0.27 for a in accuracy.values()), accuracy

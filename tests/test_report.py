@@ -41,7 +41,7 @@ def hostile_runs(store, scripted):
     engine, _ = scripted([f"I want to look up Page [0] {HOSTILE}", f"Answer: (B) {HOSTILE}"])
     by_model = ask(store, engine, document.id, question, method="readagent-p", memory_id=memory_id)
     walked = ask(store, offline, document.id, Question(f"Where did it land? {HOSTILE}"), method="memwalker")
-    return [by_offline.run_id, by_model.run_id, walked.run_id]
+    return [by_offline.run.id, by_model.run.id, walked.run.id]
 
 
 def test_hostile_document_and_model_text_is_escaped(store, hostile_runs):
@@ -78,7 +78,7 @@ def test_paper_demo_matches_a_straight_apostrophe_and_draws_the_papers_pages(sto
     gold = find_question(document.meta["questions"], typed)
     result = ask(store, make_engine("offline", store), document.id, Question(typed, tuple(gold["options"])),
                  method="readagent-p", memory_id=paper_memory)
-    page = report_html(store, [result.run_id])
+    page = report_html(store, [result.run.id])
     assert "re-read in the paper (ReadAgent)" in page and page.count('class="cell paper"') == 2  # pages 5 and 6
     assert "the answer is (D)" in page and "In the paper, ReadAgent with PaLM 2-L re-read pages 5, 6" in page
 

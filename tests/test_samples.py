@@ -47,7 +47,7 @@ def test_the_papers_question_over_the_papers_gists_with_offline_look_ups(store):
     q = next(q for q in document.meta["questions"] if q["id"] == "30035_SLGX7NNR_3")
     result = ask(store, OFFLINE, document.id, Question(q["question"], tuple(q["options"])),
                  method="readagent-p", memory_id=memory_id, params={"max_pages": 2})
-    assert result.memory_label.startswith("PaLM 2-L")
-    assert result.engine == "offline"
-    assert 1 <= len(result.pages_looked_up) <= 2
-    assert result.context.count("<Page ") == 8
+    assert result.memory.label.startswith("PaLM 2-L")
+    assert result.run.engine == "offline"
+    assert 1 <= len(result.reading.pages_looked_up) <= 2
+    assert result.reading.context.count("<Page ") == 8

@@ -94,12 +94,14 @@ def test_matches_are_marked_in_escaped_text(text, query, html):
 
 def test_pages_html_marks_matches_in_text_and_gist_escaped_and_outlines_the_target():
     from components.pages_view import pages_html
+    from core.store.records import Page
     from core.text.documents import parse_text
 
     doc = parse_text("<script>alert('Pemberley')</script>\n\nSecond paragraph.")
-    pages = [{"start": 0, "end": 1, "words": 3, "break_by": "offline", "gist": "<b>Pemberley</b>", "gist_by": "offline"},
-             {"start": 1, "end": 2, "words": 2, "break_by": "rule", "gist": "", "gist_by": ""}]
-    out = pages_html(doc, pages, 0, 1, query="pemberley", target=1)
+    pages = [Page(start=0, end=1, text=doc.span_text(0, 1), words=3, break_by="offline", gist="<b>Pemberley</b>",
+                  gist_by="offline"),
+             Page(start=1, end=2, text=doc.span_text(1, 2), words=2, break_by="rule")]
+    out = pages_html(pages, 0, 1, query="pemberley", target=1)
     assert "<script>" not in out and "<b>Pemberley" not in out
     assert "&lt;script&gt;alert(&#x27;<mark>Pemberley</mark>&#x27;)" in out and "&lt;b&gt;<mark>Pemberley</mark>" in out
     assert 'class="gme-page" id="page-0"' in out and 'class="gme-page target" id="page-1"' in out

@@ -188,37 +188,38 @@ def test_notes_filter_merge_answer_from_the_final_note_only(scripted):
     assert extra["segments"] == 4 and extra["notes_kept"] == 3 and extra["notes_removed"] == 1
     assert [n["kept"] for n in extra["notes"]] == [True, True, False, True]
     assert extra["notes"][2]["reason"] == "no evidence"
-    assert result.pages_looked_up == [0, 1, 3] and result.lookups == 3  # the notes used, in document order
+    assert result.reading.pages_looked_up == [0, 1, 3]  # the notes used, in document order
+    assert result.reading.lookups == 3
     assert extra["merge_rounds"] == 1 and extra["rounds"][0]["batches"] == [[0, 1, 3]]
-    assert result.answer == "Brest."
+    assert result.answer.text == "Brest."
     answer_prompt = backend.prompts[-1]
     assert "Tomas sailed to Brest." in answer_prompt and "Evidence: " in answer_prompt
     assert "cistern froze" not in answer_prompt  # the removed segment never reaches the answer
     merge_prompt = next(p for p in backend.prompts if p.startswith("You are presented"))
     lines = merge_prompt.split("Collected information: ")[1].split("\n—\n")[0].split("\n")
     assert [_segment_of(line) for line in lines] == [0, 1, 3]  # kept notes merged in document order
-    steps = [s["step"] for s in result.steps]
+    steps = [s.step for s in result.steps]
     assert steps == ["note"] * 4 + ["filter"] * 4 + ["merge", "answer"]
-    assert all(s["outcome"] == BY_MODEL for s in result.steps)
-    assert [s["page"] for s in result.steps[:8]] == [0, 1, 2, 3] * 2
-    assert result.llm_calls == 4 + 4 + 1 + 1
+    assert all(s.outcome == BY_MODEL for s in result.steps)
+    assert [s.page for s in result.steps[:8]] == [0, 1, 2, 3] * 2
+    assert result.usage.llm_calls == 4 + 4 + 1 + 1
 
 
 def test_notes_are_written_in_parallel_within_the_limit(scripted):
     gate = Gate(3)  # the first notes wait until three are being written at once (the limit), then all go on
     engine, backend = scripted(handler=handler(notes=gate.wrap(_note_json)))
     result = run(engine, concurrency=3)
-    assert gate.most == 3 and result.details.segments == 4 and result.answer == "Brest."
+    assert gate.most == 3 and result.details.segments == 4 and result.answer.text == "Brest."
 
 
 def test_compression_rate_is_measured_on_the_longest_context(scripted):
     engine, _ = scripted(handler=handler())
     result = run(engine)
     longest_segment = max(len(p.split()) for p in PARAGRAPHS)
-    assert result.words_in_context >= longest_segment
-    assert result.compression_rate == compression_rate(result.words_in_context, DOC.words)
-    assert 0 < result.compression_rate < 100
-    assert result.details.final_note_words == len(result.context.split())
+    assert result.reading.words_in_context >= longest_segment
+    assert result.reading.compression_rate == compression_rate(result.reading.words_in_context, DOC.words)
+    assert 0 < result.reading.compression_rate < 100
+    assert result.details.final_note_words == len(result.reading.context.split())
 
 
 def test_malformed_json_is_repaired_or_re_asked_then_falls_back(scripted):
@@ -239,29 +240,29 @@ def test_malformed_json_is_repaired_or_re_asked_then_falls_back(scripted):
 
     engine, backend = scripted(handler=handler(notes=notes, label=label))
     result = run(engine)
-    note_steps = {s["page"]: s for s in result.steps if s["step"] == "note"}
-    assert note_steps[0]["outcome"] == BY_MODEL and "removed a code fence" in note_steps[0]["attempts"][0]["notes"]
-    assert note_steps[1]["outcome"] == REASKED and len(note_steps[1]["attempts"]) == 2
-    assert "not a note" in note_steps[1]["attempts"][0]["problem"]
+    note_steps = {s.page: s for s in result.steps if s.step == "note"}
+    assert note_steps[0].outcome == BY_MODEL and "removed a code fence" in note_steps[0].attempts[0].notes
+    assert note_steps[1].outcome == REASKED and len(note_steps[1].attempts) == 2
+    assert "not a note" in note_steps[1].attempts[0].problem
     assert "That reply could not be used" in backend.prompts[[i for i, p in enumerate(backend.prompts)
                                                               if "Sure, here you go!" in p][0]]
-    assert note_steps[3]["outcome"] == FALLBACK and "extractive note" in note_steps[3]["fallback"]
-    assert len(note_steps[3]["attempts"]) == 2  # one re-ask, no more
-    assert "Brest" in result.details.notes[3]["evidence"] and result.details.notes[3]["note_by"] == FALLBACK
-    filter0 = next(s for s in result.steps if s["step"] == "filter" and s["page"] == 0)
-    assert filter0["outcome"] == FALLBACK and result.details.notes[0]["kept"]  # unreadable label: kept
+    assert note_steps[3].outcome == FALLBACK and "extractive note" in note_steps[3].fallback
+    assert len(note_steps[3].attempts) == 2  # one re-ask, no more
+    assert "Brest" in result.details.notes[3].evidence and result.details.notes[3].note_by == FALLBACK
+    filter0 = next(s for s in result.steps if s.step == "filter" and s.page == 0)
+    assert filter0.outcome == FALLBACK and result.details.notes[0].kept  # unreadable label: kept
 
 
 def test_every_note_removed_answers_from_no_notes(scripted):
     engine, backend = scripted(handler=handler(label=lambda p: "Label: Remove\nReason: nothing useful."))
     result = run(engine)
-    assert result.details.all_removed and result.details.notes_kept == 0 and result.pages_looked_up == []
+    assert result.details.all_removed and result.details.notes_kept == 0 and result.reading.pages_looked_up == []
     assert result.details.merge_rounds == 0 and result.details.final_notes == []
     assert not any(p.startswith("You are presented") for p in backend.prompts)
-    merge = next(s for s in result.steps if s["step"] == "merge")
-    assert merge["outcome"] == RULE and "removed every note" in merge["detail"]["reason"]
+    merge = next(s for s in result.steps if s.step == "merge")
+    assert merge.outcome == RULE and "removed every note" in merge.detail["reason"]
     assert "filter removed every segment's note" in backend.prompts[-1]
-    assert result.lookups == 0
+    assert result.reading.lookups == 0
 
 
 def test_merges_repeat_in_rounds_until_the_notes_fit(scripted):
@@ -282,9 +283,9 @@ def test_merges_repeat_in_rounds_until_the_notes_fit(scripted):
     assert extra["merge_rounds"] == 2 and sorted(rounds_seen) == [2, 2, 2]
     second = [p for p in backend.prompts if p.startswith("You are presented")][-1]
     assert "Tomas sailed to Brest and came back." in second  # round 2 merges round 1's notes
-    assert [s["detail"]["round"] for s in result.steps if s["step"] == "merge" and s["outcome"] != RULE] == [1, 1, 2]
+    assert [s.detail["round"] for s in result.steps if s.step == "merge" and s.outcome != RULE] == [1, 1, 2]
     # The merged note exceeds the budget: the final context is cut to fit, and the trace says so.
-    assert extra["final_trimmed"] and any(s["outcome"] == RULE and "cut to fit" in s["detail"]["reason"]
+    assert extra["final_trimmed"] and any(s.outcome == RULE and "cut to fit" in s.detail["reason"]
                                           for s in result.steps)
 
 
@@ -315,7 +316,7 @@ def test_a_failing_server_stops_the_run_without_starting_the_other_notes(scripte
     assert dropped.is_set()
     assert len(backend.prompts) in (2, 3) and not any(PARAGRAPHS[3] in p for p in backend.prompts)
     run_row = engine.llm.store.list_runs(kind="ask")[0]
-    assert run_row["status"] == "failed"
+    assert run_row.status == "failed"
 
 
 @pytest.mark.parametrize("params, setting, says", [
@@ -347,10 +348,10 @@ def test_lexical_filter_and_concatenating_merge():
 def test_offline_segment_plus_is_labelled_offline(store):
     store.save_document(DOC)
     result = ask(store, OFFLINE_ENGINE, DOC.id, QUESTION, method="segmentplus", params={"segment_tokens": 50})
-    assert result.llm_calls == 0 and "no LLM" in result.engine_label
-    assert {s["outcome"] for s in result.steps} <= {OFFLINE, RULE}
-    assert 1 in result.pages_looked_up and 2 not in result.pages_looked_up
-    assert "Brest" in result.answer
+    assert result.usage.llm_calls == 0 and "no LLM" in result.run.engine_label
+    assert {s.outcome for s in result.steps} <= {OFFLINE, RULE}
+    assert 1 in result.reading.pages_looked_up and 2 not in result.reading.pages_looked_up
+    assert "Brest" in result.answer.text
 
 
 # --- through the simulated OpenAI-compatible server ------------------------------------------------
@@ -368,16 +369,17 @@ def test_segment_plus_through_the_simulated_server(store, sim):
     first = ask(store, engine, document.id, question, method="segmentplus", params=params)
     extra = first.details.to_dict()
     assert sim.stats.max_in_flight <= 4  # never more calls at once than the limit
-    assert extra["segments"] > 4 and first.choice in "ABCD"
+    assert extra["segments"] > 4 and first.answer.choice in "ABCD"
     assert {"segmentplus_note", "segmentplus_filter", "answer_choice"} <= set(sim.stats.steps)
-    assert all(s["outcome"] in (BY_MODEL, RULE) for s in first.steps)
-    assert first.pages_looked_up == [n["segment"] for n in extra["notes"] if n["kept"]]
+    assert all(s.outcome in (BY_MODEL, RULE) for s in first.steps)
+    assert first.reading.pages_looked_up == [n["segment"] for n in extra["notes"] if n["kept"]]
     # Asked again: every call is replayed from the cache.
     again = ask(store, engine, document.id, question, method="segmentplus", params=params)
-    assert again.llm_calls == 0 and again.cached_calls == first.llm_calls and again.answer == first.answer
+    assert again.usage.llm_calls == 0 and again.usage.cached_calls == first.usage.llm_calls
+    assert again.answer == first.answer
     # A malformed reply to the first note is re-asked.
     sim.script = ["malformed"]
     other = ask(store, engine, document.id, Question("Who is Dameri Tass?"), method="segmentplus",
                 params={**params, "concurrency": 1})
-    assert other.steps[0]["step"] == "note" and other.steps[0]["outcome"] == REASKED
-    assert re.search(r"\w", other.answer)
+    assert other.steps[0].step == "note" and other.steps[0].outcome == REASKED
+    assert re.search(r"\w", other.answer.text)

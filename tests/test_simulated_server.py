@@ -33,9 +33,9 @@ def test_simulated_replies_follow_each_prompts_format(store, sim):
     q = Question(QUESTION["question"], tuple(QUESTION["options"]))
     for method in ("readagent-p", "readagent-s", "gistmem", "full"):
         answer = ask(store, engine(store, sim), doc.id, q, method=method)
-        assert answer.choice in "ABCD" and all(s["outcome"] == "model" for s in answer.steps)
+        assert answer.answer.choice in "ABCD" and all(s.outcome == "model" for s in answer.steps)
     free = ask(store, engine(store, sim), doc.id, Question("Who met the alien first?"), method="readagent-p")
-    assert free.answer and free.choice is None
+    assert free.answer.text and free.answer.choice is None
 
 
 def test_pagination_prompt_round_trips_through_the_simulator():
@@ -62,9 +62,9 @@ def test_build_survives_injected_faults(store):
     memory = load_memory(store, result.memory_id)
     assert result.pages == len(memory.pages) >= 4
     # malformed replies were re-asked or fell back, and the trace says which
-    outcomes = {s["outcome"] for s in store.steps(result.run_id)}
+    outcomes = {s.outcome for s in store.steps(result.run_id)}
     assert outcomes <= {"model", "re-asked", "fallback", "rule"}
-    retried = [c for c in store.calls(run_id=result.run_id) if c["retry_errors"]]
+    retried = [c for c in store.calls(run_id=result.run_id) if c.retry_errors]
     assert retried, "retries are visible in the call log"
 
 

@@ -7,6 +7,7 @@ import time
 from core.engine import model_engine
 from core.llm.seam import LLM
 from core.methods.readagent.build import BuildSettings, build_memory
+from core.methods.readagent.memory import load_memory
 from core.methods.readagent.presets import PRESETS
 from core.store import open_db
 from core.text.documents import load_path
@@ -56,13 +57,13 @@ def test_two_builds_at_once_share_one_memory_and_every_paragraph_is_in_exactly_o
     assert not errors, errors
     store = open_db(path)
     memories = store.memories_for(document.id, status=None)
-    assert len(memories) == 1 and memories[0]["status"] == "complete"
-    assert {r.memory_id for r in results} == {memories[0]["id"]}
+    assert len(memories) == 1 and memories[0].status == "complete"
+    assert {r.memory_id for r in results} == {memories[0].id}
     assert sorted(r.reused for r in results) == [False, True]  # one built it, the other waited and reused it
-    pages = store.page_rows(memories[0]["id"])
-    covered = [i for p in pages for i in range(p["start"], p["end"])]
+    pages = load_memory(store, memories[0].id).pages
+    covered = [i for p in pages for i in range(p.start, p.end)]
     assert covered == list(range(len(document.paragraphs)))  # every paragraph in exactly one page
-    assert all(p["gist"] for p in pages)
+    assert all(p.gist for p in pages)
 
 
 def test_two_processes_opening_a_new_database_at_once_both_get_it_migrated(tmp_path):

@@ -5,6 +5,7 @@ import pytest
 import sqlite_utils
 
 from core.errors import DatabaseError
+from core.methods.ask import load_ask
 from core.methods.readagent.memory import latest_memory
 from core.store import migrations, open_db
 from core.text.documents import parse_text
@@ -49,12 +50,19 @@ def test_a_database_made_by_every_shipped_schema_opens_and_keeps_its_data(dump, 
         if table != "_migrations":
             assert store.db[table].count == rows, table  # nothing lost
     document = store.list_documents()[0]
-    assert document["title"] == "Off Course (opening)"
-    assert store.get_document(document["id"]).words == document["words"]
+    assert document.title == "Off Course (opening)"
+    assert store.get_document(document.id).words == document.words
     if before.get("memories"):
-        memory = latest_memory(store, store.get_document(document["id"]))
+        memory = latest_memory(store, store.get_document(document.id))
         assert memory.pages and all(p.gist for p in memory.pages)
         assert store.list_runs()  # the build and the question it answered are still listed
+    for listed in store.list_runs(kind="ask"):  # each question reopens as it was stored
+        stored = store.get_run(listed.id).result
+        reopened = load_ask(store, listed.id).as_json()
+        assert reopened.pop("steps") == [s.trace.to_dict() for s in store.steps(listed.id)]
+        details, typed = stored.get("details") or stored.get("extra") or {}, reopened.pop("details")
+        assert {k: v for k, v in details.items() if k in typed} == {k: typed[k] for k in details if k in typed}
+        assert reopened == {k: v for k, v in stored.items() if k not in ("details", "extra")}
     store.close()
 
 
@@ -71,7 +79,7 @@ def test_document_round_trip_and_prefix_lookup(store):
     store.save_document(doc)  # saving twice keeps one copy
     assert store.get_document(doc.id) == doc
     assert store.get_document(doc.id[:5]).id == doc.id
-    assert store.list_documents()[0]["words"] == doc.words
+    assert store.list_documents()[0].words == doc.words
 
 
 def test_database_file_location_comes_from_the_setting(tmp_path, monkeypatch):
@@ -133,7 +141,7 @@ def test_a_read_only_database_can_be_read_and_says_why_nothing_can_be_built(tmp_
     writable.close()
     monkeypatch.setattr("os.access", lambda p, mode: False)  # as for a file this user cannot write
     store = open_db(path)
-    assert store.read_only and store.list_documents()[0]["title"] == "Kept"
+    assert store.read_only and store.list_documents()[0].title == "Kept"
     assert latest_memory(store, store.get_document(doc.id)).pages  # reading works
     with pytest.raises(DatabaseError, match="read-only, so nothing can be built") as caught:
         build_memory(store, parse_text("Another text. " * 300, title="New"), OFFLINE,

@@ -2,13 +2,16 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
 from core.methods.readagent.estimate import (GIST_SHARE, PAGINATION_REPLY_TOKENS, TOKENS_PER_WORD, cost,
                                              estimate_build)
 from core.methods.readagent.presets import PRESETS
+from core.store.records import LlmCall, Step
 from core.timeline import assign_lanes, call_spans, step_spans, totals_by_step
+from core.trace import StepTrace
 
 
 @pytest.mark.parametrize("intervals, lanes", [
@@ -39,16 +42,16 @@ def test_lanes_never_overlap_and_are_as_few_as_the_most_at_once():
 
 
 CALLS = [
-    {"id": 1, "step": "pagination", "started_at": "2026-01-01T00:00:00.000+00:00",
-     "created_at": "2026-01-01T00:00:01.000+00:00", "duration_ms": 1000, "input_tokens": 900, "output_tokens": 20},
-    {"id": 2, "step": "gist", "started_at": "2026-01-01T00:00:01.000+00:00",
-     "created_at": "2026-01-01T00:00:03.000+00:00", "duration_ms": 2000, "input_tokens": 500, "output_tokens": 90},
-    {"id": 3, "step": "pagination", "started_at": "2026-01-01T00:00:01.000+00:00",
-     "created_at": "2026-01-01T00:00:02.500+00:00", "duration_ms": 1500, "input_tokens": 800, "output_tokens": 30},
+    LlmCall(id=1, step="pagination", started_at="2026-01-01T00:00:00.000+00:00",
+            created_at="2026-01-01T00:00:01.000+00:00", duration_ms=1000, input_tokens=900, output_tokens=20),
+    LlmCall(id=2, step="gist", started_at="2026-01-01T00:00:01.000+00:00",
+            created_at="2026-01-01T00:00:03.000+00:00", duration_ms=2000, input_tokens=500, output_tokens=90),
+    LlmCall(id=3, step="pagination", started_at="2026-01-01T00:00:01.000+00:00",
+            created_at="2026-01-01T00:00:02.500+00:00", duration_ms=1500, input_tokens=800, output_tokens=30),
     # logged before calls recorded their start: created_at less the duration
-    {"id": 4, "step": "gist", "started_at": None, "created_at": "2026-01-01T00:00:04.000+00:00",
-     "duration_ms": 500, "input_tokens": 400, "output_tokens": 80, "cached": 1},
-    {"id": 5, "step": "gist", "created_at": None, "duration_ms": 10},  # no time at all: left out
+    LlmCall(id=4, step="gist", started_at=None, created_at="2026-01-01T00:00:04.000+00:00",
+            duration_ms=500, input_tokens=400, output_tokens=80, cached=True),
+    LlmCall(id=5, step="gist", created_at=None, duration_ms=10),  # no time at all: left out
 ]
 
 
@@ -64,8 +67,9 @@ def test_call_spans_from_logged_calls():
 
 
 def test_step_spans_of_an_offline_build():
-    steps = [{"id": 7, "step": "pagination", "seconds": 0.25, "created_at": "2026-01-01T00:00:00.250"},
-             {"id": 8, "step": "gist", "seconds": 0.5, "created_at": "2026-01-01T00:00:01.000"}]
+    steps = [Step(7, 1, 0, "pagination", "offline", None, StepTrace("pagination", "offline"), 0.25,
+                  "2026-01-01T00:00:00.250"),
+             Step(8, 1, 1, "gist", "offline", None, StepTrace("gist", "offline"), 0.5, "2026-01-01T00:00:01.000")]
     assert [(s.step, s.start, s.end, s.lane) for s in step_spans(steps)] == [
         ("pagination", 0.0, 0.25, 0), ("gist", 0.5, 1.0, 0)]
     assert call_spans([]) == [] and step_spans([]) == []
@@ -127,7 +131,7 @@ def test_timeline_figure_has_a_bar_per_call_coloured_by_step():
 
 def test_timeline_figure_escapes_step_names():
     from components.charts import build_timeline
-    fig = build_timeline(call_spans([{**CALLS[0], "step": "<b>x</b>"}]))
+    fig = build_timeline(call_spans([replace(CALLS[0], step="<b>x</b>")]))
     assert "<b>" not in fig.data[0].name
 
 

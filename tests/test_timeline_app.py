@@ -46,17 +46,17 @@ def test_estimate_before_a_model_build_and_actual_figures_after(app):
         assert not app.exception
         actual = table_with(app, "actual")
         assert actual is not None, "no actual figures after the build"
-        run = open_db().get_run(open_db().list_runs(kind="build")[0]["id"])
-        calls = [c for c in open_db().calls(run["id"]) if not c["cached"]]
+        run = open_db().get_run(open_db().list_runs(kind="build")[0].id)
+        calls = [c for c in open_db().calls(run.id) if not c.cached]
         by_step = dict(zip(actual[""], actual["actual"]))
-        assert by_step["Gist calls"] == f"{sum(c['step'] == 'gist' for c in calls):,}"
-        assert by_step["Pagination calls"] == f"{sum(c['step'] == 'pagination' for c in calls):,}"
-        assert by_step["Input tokens"] == f"{run['result']['input_tokens']:,}"
+        assert by_step["Gist calls"] == f"{sum(c.step == 'gist' for c in calls):,}"
+        assert by_step["Pagination calls"] == f"{sum(c.step == 'pagination' for c in calls):,}"
+        assert by_step["Input tokens"] == f"{run.result['input_tokens']:,}"
         assert by_step["Cost"] != "—"
-        assert all(c["started_at"] for c in calls)  # every call recorded its start
+        assert all(c.started_at for c in calls)  # every call recorded its start
         steps = table_with(app, "gist")  # tokens per step beside the timeline
         assert steps is not None and list(steps[""]) == ["calls", "seconds", "tokens in", "tokens out"]
-        assert steps["gist"][0] == f"{sum(c['step'] == 'gist' for c in calls):,}"
+        assert steps["gist"][0] == f"{sum(c.step == 'gist' for c in calls):,}"
         assert len(app.get("plotly_chart")) >= 2  # the timeline and the pages chart
 
 
@@ -66,7 +66,7 @@ def test_runs_draws_an_offline_builds_steps_labelled_as_offline(app):
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not open_db().list_runs(kind="build"):
         time.sleep(0.3)
-    while time.monotonic() < deadline and open_db().list_runs(kind="build")[0]["status"] == "running":
+    while time.monotonic() < deadline and open_db().list_runs(kind="build")[0].status == "running":
         time.sleep(0.3)
     app.switch_page("pages/runs.py").run()
     assert not app.exception

@@ -304,15 +304,16 @@ def cmd_ask(args) -> int:
     payload.pop("context")
     for key, value in payload["details"].items():  # method specifics (a path, notes...) at the top level too
         payload.setdefault(key, value)
-    choice = f"({result.choice}) " if result.choice else ("(unparseable) " if result.options else "")
+    answer, reading = result.answer, result.reading
+    choice = f"({answer.choice}) " if answer.choice else ("(unparseable) " if result.question.options else "")
     if getattr(result.details, "answered", True) is False:  # MemWalker found no leaf to answer from: say so
         choice = ""
     looked = result.details.summary()
-    text = (f"{choice}{result.answer}\n"
-            f"{result.method_label} | {result.engine_label} | {looked + ' | ' if looked else ''}"
-            f"compression {result.compression_rate:.1f}% ({result.words_in_context:,} of "
-            f"{result.document_words:,} words in context) | {result.llm_calls} model calls | run {result.run_id}\n"
-            f"Trace: python -m core show {result.run_id}")
+    text = (f"{choice}{answer.text}\n"
+            f"{result.run.method_label} | {result.run.engine_label} | {looked + ' | ' if looked else ''}"
+            f"compression {reading.compression_rate:.1f}% ({reading.words_in_context:,} of "
+            f"{reading.document_words:,} words in context) | {result.usage.llm_calls} model calls | "
+            f"run {result.run.id}\nTrace: python -m core show {result.run.id}")
     _emit(args, payload, text)
     return 0
 
@@ -404,26 +405,25 @@ def cmd_resume(args) -> int:
     engine = _engine(args, store)
     row = check_resumable(store, args.run_id, engine)
     result = resume_run(store, args.run_id, engine)
-    if row["kind"] == "eval":
+    if row.kind == "eval":
         from core.eval.report import format_table, summarize
 
         summary = summarize(store, result)
         _emit(args, {"results": summary, "run_id": result}, f"evaluation {result} finished\n{format_table(summary)}")
     else:
-        payload = (result[1] if row["kind"] == "tree" else result).as_json()
-        _emit(args, payload, f"{row['kind']} of {payload['title']} finished: run {payload.get('run_id')}, "
+        payload = (result[1] if row.kind == "tree" else result).as_json()
+        _emit(args, payload, f"{row.kind} of {payload['title']} finished: run {payload.get('run_id')}, "
                              f"{payload['llm_calls']} model calls, {payload['cached_calls']} replayed from the log")
     return 0
 
 
 def cmd_docs(args) -> int:
     store = _store(args)
-    docs = store.list_documents()
     rows = []
-    for d in docs:
-        memories = [{k: m[k] for k in ("id", "engine_label", "preset", "pages", "compression_rate", "status")}
-                    for m in store.memories_for(d["id"], status=None)]
-        rows.append({**d, "memories": memories})
+    for d in store.list_documents():
+        memories = [{k: getattr(m, k) for k in ("id", "engine_label", "preset", "pages", "compression_rate", "status")}
+                    for m in store.memories_for(d.id, status=None)]
+        rows.append({**asdict(d), "memories": memories})
     lines = [f"{d['id']}  {d['title']}  ({d['words']:,} words)" + "".join(
         f"\n    memory {m['id']}: {m['status']}, {m['pages']} pages, CR {m['compression_rate']}%, "
         f"{m['preset']}, {m['engine_label']}" for m in d["memories"]) for d in rows]
@@ -433,10 +433,10 @@ def cmd_docs(args) -> int:
 
 def cmd_runs(args) -> int:
     runs = _store(args).list_runs(kind=args.kind)
-    lines = [f"{r['id']:>5}  {r['kind']:<5} {r['status']:<11} {r['title'] or r['doc_id']}  "
-             f"{r['method'] or ''} {('- ' + r['question'][:60]) if r['question'] else ''}  [{r['engine_label']}]"
+    lines = [f"{r.id:>5}  {r.kind:<5} {r.status:<11} {r.title or r.doc_id}  "
+             f"{r.method} {('- ' + r.question[:60]) if r.question else ''}  [{r.engine_label}]"
              for r in runs]
-    _emit(args, {"runs": runs}, "\n".join(lines) or "No runs yet.")
+    _emit(args, {"runs": [asdict(r) for r in runs]}, "\n".join(lines) or "No runs yet.")
     return 0
 
 
@@ -445,27 +445,27 @@ def cmd_show(args) -> int:
 
     trace = run_trace(_store(args), args.run_id)
     if args.json:
-        print(json.dumps(trace, ensure_ascii=False, default=str))
+        print(json.dumps(trace.as_json(), ensure_ascii=False, default=str))
         return 0
-    run = trace["run"]
-    print(f"run {run['id']} ({run['kind']}, {run['status']}) {run.get('method') or ''} [{run['engine_label']}]")
-    if run.get("question"):
-        print(f"question: {run['question']}")
-    for step in trace["steps"]:
-        data = step["data"]
-        print(f"\n== {step['seq']}: {step['step']} -> {step['outcome']}  value={json.dumps(data.get('value'))}")
-        if data.get("fallback"):
-            print(f"   fallback: {data['fallback']}")
-        for n, attempt in enumerate(data.get("attempts", [])):
-            call = trace["calls"].get(attempt.get("call_id")) or {}
-            print(f"   -- attempt {n + 1}{' (cached)' if attempt.get('cached') else ''}: "
-                  f"{call.get('input_tokens', '?')} tokens in, {call.get('duration_ms', '?')} ms")
-            print("   prompt: " + (call.get("prompt") or "").replace("\n", "\n           ")[:2000])
-            print("   reply:  " + (attempt.get("reply") or "").replace("\n", "\n           "))
-            if attempt.get("problem"):
-                print(f"   problem: {attempt['problem']}")
-        if not data.get("attempts"):
-            print(f"   {json.dumps(data.get('detail', {}), ensure_ascii=False)[:1000]}")
+    run = trace.run
+    print(f"run {run.id} ({run.kind}, {run.status}) {run.method} [{run.engine_label}]")
+    if run.question:
+        print(f"question: {run.question}")
+    for step in trace.steps:
+        data = step.trace
+        print(f"\n== {step.seq}: {step.step} -> {step.outcome}  value={json.dumps(data.value)}")
+        if data.fallback:
+            print(f"   fallback: {data.fallback}")
+        for n, attempt in enumerate(data.attempts):
+            call = trace.calls.get(attempt.call_id)
+            print(f"   -- attempt {n + 1}{' (cached)' if attempt.cached else ''}: "
+                  f"{call.input_tokens if call else '?'} tokens in, {call.duration_ms if call else '?'} ms")
+            print("   prompt: " + (call.prompt if call else "").replace("\n", "\n           ")[:2000])
+            print("   reply:  " + (attempt.reply or "").replace("\n", "\n           "))
+            if attempt.problem:
+                print(f"   problem: {attempt.problem}")
+        if not data.attempts:
+            print(f"   {json.dumps(data.detail, ensure_ascii=False)[:1000]}")
     return 0
 
 

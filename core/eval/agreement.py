@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Hashable, Sequence
 
+from core.store.records import Label
+
 
 def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:
     """Cohen's kappa of two annotators' labels of the same cases (``a[i]`` and ``b[i]`` label case i)."""
@@ -83,21 +85,21 @@ def describe(kappa: float | None) -> str:
     return "almost perfect"
 
 
-def by_case(labels: Sequence[dict]) -> dict[int, dict[str, str]]:
-    """Labels (rows with ``result_id``, ``annotator``, ``category``) as {case: {annotator: category}}."""
+def by_case(labels: Sequence[Label]) -> dict[int, dict[str, str]]:
+    """Labels as {case (result id): {annotator: category}}."""
     out: dict[int, dict[str, str]] = {}
     for label in labels:
-        out.setdefault(label["result_id"], {})[label["annotator"]] = label["category"]
+        out.setdefault(label.result_id, {})[label.annotator] = label.category
     return out
 
 
-def disagreements(labels: Sequence[dict]) -> list[dict]:
+def disagreements(labels: Sequence[Label]) -> list[dict]:
     """The cases two or more annotators labelled differently: ``{"result_id", "labels": {annotator: category}}``."""
     return [{"result_id": rid, "labels": dict(sorted(who.items()))}
             for rid, who in sorted(by_case(labels).items()) if len(set(who.values())) > 1]
 
 
-def agreement(labels: Sequence[dict], annotators: Sequence[str] | None = None,
+def agreement(labels: Sequence[Label], annotators: Sequence[str] | None = None,
               categories: Sequence[str] | None = None) -> dict:
     """Agreement of ``annotators`` (default: everyone who labelled) over the cases all of them labelled.
 

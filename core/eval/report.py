@@ -6,70 +6,72 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import asdict
 from typing import Callable, Iterable
 
 from core.eval.metrics import EXACT, NONE, PARTIAL, mean_std
 from core.errors import GistError
 from core.methods.registry import get_method
 from core.store import Store
+from core.store.records import EvalResult, Label, MemoryRead, Run
 
 FAIL_ROUGE_L = 20.0  # a free-form answer with no LLM rating fails below this ROUGE-L
 
 
 # --- what counts as a failure --------------------------------------------------------------------
 
-def is_failure(r: dict) -> bool:
+def is_failure(r: EvalResult) -> bool:
     """Wrong choice, no exact rating, ROUGE-L under the threshold (when unrated), or an error."""
-    if r["error"]:
+    if r.error:
         return True
-    if r["options"]:
-        return not r["correct"]
-    if r["rating"] is not None:
-        return r["rating"] != EXACT
-    return (r["rougeL"] or 0) < FAIL_ROUGE_L
+    if r.options:
+        return not r.correct
+    if r.rating is not None:
+        return r.rating != EXACT
+    return (r.rougeL or 0) < FAIL_ROUGE_L
 
 
-def methods_disagree(r: dict, rows: list[dict]) -> bool:
+def methods_disagree(r: EvalResult, rows: list[EvalResult]) -> bool:
     """Another method gave a different answer (choice or rating) to the same question in the same run."""
-    return any((o["choice"], o["rating"]) != (r["choice"], r["rating"]) for o in rows
-               if o["question_id"] == r["question_id"] and o["run_index"] == r["run_index"]
-               and o["method"] != r["method"])
+    return any((o.choice, o.rating) != (r.choice, r.rating) for o in rows
+               if o.question_id == r.question_id and o.run_index == r.run_index
+               and o.method != r.method)
 
 
-def is_unparseable(r: dict) -> bool:
+def is_unparseable(r: EvalResult) -> bool:
     """A multiple-choice answer no option could be read from. A MemWalker search that ended with
     no answer is counted as "no answer" only, not also as unparseable."""
-    return bool(r["options"]) and r["choice"] is None and not r["error"] and r.get("answered") != 0
+    return bool(r.options) and r.choice is None and not r.error and r.answered != 0
 
 
 FAILURES = "failures (wrong, no match, unparseable, no answer)"
-FILTERS: dict[str, Callable[[dict, list[dict]], bool]] = {
+FILTERS: dict[str, Callable[[EvalResult, list[EvalResult]], bool]] = {
     FAILURES: lambda r, rows: is_failure(r),
     "everything": lambda r, rows: True,
-    "wrong": lambda r, rows: r["correct"] == 0,
+    "wrong": lambda r, rows: r.correct == 0,
     "unparseable answer": lambda r, rows: is_unparseable(r),
-    "pages chosen by a fallback": lambda r, rows: (r["fallbacks"] or 0) > 0,
-    "MemWalker: no answer": lambda r, rows: r["answered"] == 0,
-    "difficult questions": lambda r, rows: bool(r["meta"].get("difficult")),
+    "pages chosen by a fallback": lambda r, rows: (r.fallbacks or 0) > 0,
+    "MemWalker: no answer": lambda r, rows: r.answered == 0,
+    "difficult questions": lambda r, rows: bool(r.meta.get("difficult")),
     "methods disagree": methods_disagree,
 }
 
 
-def select(rows: list[dict], show: str) -> list[dict]:
+def select(rows: list[EvalResult], show: str) -> list[EvalResult]:
     """The results the filter named ``show`` keeps (failures when the name is unknown)."""
     keep = FILTERS.get(show, FILTERS[FAILURES])
     if keep is methods_disagree:  # one pass over the questions, not every pair of results
         ids = disagreeing_ids(rows)
-        return [r for r in rows if r["id"] in ids]
+        return [r for r in rows if r.id in ids]
     return [r for r in rows if keep(r, rows)]
 
 
-def disagreeing_ids(rows: list[dict]) -> set[int]:
+def disagreeing_ids(rows: list[EvalResult]) -> set[int]:
     """The results whose question (in the same run) another method answered differently."""
-    groups: dict[tuple, list[dict]] = {}
+    groups: dict[tuple, list[EvalResult]] = {}
     for r in rows:
-        groups.setdefault((r["doc_id"], r["question_id"], r["run_index"]), []).append(r)
-    return {r["id"] for group in groups.values() if len({(o["choice"], o["rating"]) for o in group}) > 1
+        groups.setdefault((r.doc_id, r.question_id, r.run_index), []).append(r)
+    return {r.id for group in groups.values() if len({(o.choice, o.rating) for o in group}) > 1
             for r in group}
 
 
@@ -80,53 +82,53 @@ def _mean(values):
     return sum(values) / len(values) if values else None
 
 
-def summarize(store: Store, eval_id: int, results: list[dict] | None = None) -> list[dict]:
+def summarize(store: Store, eval_id: int, results: list[EvalResult] | None = None) -> list[dict]:
     """One row per method, the paper's columns; means and standard deviations across runs.
     ``results``: the evaluation's results when the caller has them already."""
     run = store.get_run(eval_id)
     everything = store.eval_results(eval_id) if results is None else results
-    rows = [r for r in everything if not r["error"]]
-    errors = [r for r in everything if r["error"]]
-    settings = run.get("params") or {}
-    memories: dict[str, list[dict]] = {}
+    rows = [r for r in everything if not r.error]
+    errors = [r for r in everything if r.error]
+    settings = run.params
+    memories: dict[str, list[MemoryRead]] = {}
     for m in store.eval_memories(eval_id):
-        memories.setdefault(m["method"], []).append(m)
+        memories.setdefault(m.method, []).append(m)
     out = []
-    for method in settings.get("methods") or sorted({r["method"] for r in rows}):
-        mine = [r for r in rows if r["method"] == method]
-        by_run: dict[int, list[dict]] = {}
+    for method in settings.get("methods") or sorted({r.method for r in rows}):
+        mine = [r for r in rows if r.method == method]
+        by_run: dict[int, list[EvalResult]] = {}
         for r in mine:
-            by_run.setdefault(r["run_index"], []).append(r)
+            by_run.setdefault(r.run_index, []).append(r)
         per_run = []
         for k, rs in sorted(by_run.items()):
-            choice = [r for r in rs if r["options"]]
-            free = [r for r in rs if not r["options"]]
-            rated = [r for r in free if r["rating"] is not None]
+            choice = [r for r in rs if r.options]
+            free = [r for r in rs if not r.options]
+            rated = [r for r in free if r.rating is not None]
             per_run.append({
-                "accuracy": 100 * _mean([r["correct"] for r in choice]) if choice else None,
-                "lr1": 100 * _mean([r["rating"] == EXACT for r in rated]) if rated else None,
-                "lr2": 100 * _mean([r["rating"] in (EXACT, PARTIAL) for r in rated]) if rated else None,
-                "rouge1": _mean([r["rouge1"] for r in free]), "rouge2": _mean([r["rouge2"] for r in free]),
-                "rougeL": _mean([r["rougeL"] for r in free]),
-                "words_consumed": sum(r["words_consumed"] or 0 for r in rs),
+                "accuracy": 100 * _mean([r.correct for r in choice]) if choice else None,
+                "lr1": 100 * _mean([r.rating == EXACT for r in rated]) if rated else None,
+                "lr2": 100 * _mean([r.rating in (EXACT, PARTIAL) for r in rated]) if rated else None,
+                "rouge1": _mean([r.rouge1 for r in free]), "rouge2": _mean([r.rouge2 for r in free]),
+                "rougeL": _mean([r.rougeL for r in free]),
+                "words_consumed": sum(r.words_consumed or 0 for r in rs),
             })
         first_run = by_run.get(min(by_run), []) if by_run else []
         spec_needs_memory = get_method(method).needs_memory
         build_words = 0
         if spec_needs_memory:
-            for doc_id in {r["doc_id"] for r in mine}:
+            for doc_id in {r.doc_id for r in mine}:
                 build_words += _build_words(store, doc_id, run)
         entry = {
             "method": method, "method_label": get_method(method).label, "n": len(first_run),
-            "runs": len(by_run), "engine": run.get("engine_label"), "offline": not settings.get("is_llm", False),
-            "compression_rate": _round(_mean([r["compression_rate"] for r in mine])),
-            "lookups": _round(_mean([r["lookups"] for r in mine])),
-            "response_words": _round(_mean([r["response_words"] for r in mine])),
+            "runs": len(by_run), "engine": run.engine_label, "offline": not settings.get("is_llm", False),
+            "compression_rate": _round(_mean([r.compression_rate for r in mine])),
+            "lookups": _round(_mean([r.lookups for r in mine])),
+            "response_words": _round(_mean([r.response_words for r in mine])),
             "unparseable": sum(1 for r in mine if is_unparseable(r)),
-            "no_answer": sum(1 for r in mine if r["answered"] == 0),
+            "no_answer": sum(1 for r in mine if r.answered == 0),
             "setting": method_setting(method, (settings.get("params") or {}).get(method)),
             **_fallbacks(memories.get(method), spec_needs_memory),
-            "errors": sum(1 for r in errors if r["method"] == method),
+            "errors": sum(1 for r in errors if r.method == method),
         }
         for key in ("accuracy", "lr1", "lr2", "rouge1", "rouge2", "rougeL"):
             mean, std = mean_std([p[key] for p in per_run])
@@ -139,15 +141,15 @@ def summarize(store: Store, eval_id: int, results: list[dict] | None = None) -> 
     return out
 
 
-def _fallbacks(memories: list[dict] | None, needs_memory: bool) -> dict:
+def _fallbacks(memories: list[MemoryRead] | None, needs_memory: bool) -> dict:
     """How many gist memories a method read, and their pause points and gists made by a fallback
     (summed over the memories, each counted once however many questions read it); None when the
     method reads no gist memory."""
     if not needs_memory and not memories:
         return {"memories": None, "fallback_breaks": None, "fallback_gists": None}
     memories = memories or []
-    return {"memories": len(memories), "fallback_breaks": sum(m["fallback_breaks"] for m in memories),
-            "fallback_gists": sum(m["fallback_gists"] for m in memories)}
+    return {"memories": len(memories), "fallback_breaks": sum(m.fallback_breaks for m in memories),
+            "fallback_gists": sum(m.fallback_gists for m in memories)}
 
 
 def memory_table(store: Store, eval_id: int) -> list[dict]:
@@ -155,17 +157,17 @@ def memory_table(store: Store, eval_id: int) -> list[dict]:
     gists a fallback made (not the model), with the methods that read it."""
     by_memory: dict[int, dict] = {}
     for m in store.eval_memories(eval_id):
-        row = by_memory.setdefault(m["memory_id"], {**{k: m[k] for k in ("memory_id", "doc_id", "pages",
-                                                                          "fallback_breaks", "fallback_gists")},
-                                                    "methods": []})
-        row["methods"].append(get_method(m["method"]).label)
+        row = by_memory.setdefault(m.memory_id, {"memory_id": m.memory_id, "doc_id": m.doc_id, "pages": m.pages,
+                                                 "fallback_breaks": m.fallback_breaks,
+                                                 "fallback_gists": m.fallback_gists, "methods": []})
+        row["methods"].append(get_method(m.method).label)
     return sorted(by_memory.values(), key=lambda r: r["memory_id"])
 
 
-def _build_words(store: Store, doc_id: str, run: dict) -> int:
+def _build_words(store: Store, doc_id: str, run: Run) -> int:
     for memory in store.memories_for(doc_id):
-        if memory["engine"] == run.get("engine") and memory.get("run_id"):
-            return (store.get_run(memory["run_id"]).get("result") or {}).get("prompt_words", 0)
+        if memory.engine == run.engine and memory.run_id:
+            return (store.get_run(memory.run_id).result or {}).get("prompt_words", 0)
     return 0
 
 
@@ -218,13 +220,13 @@ RESULT_COLUMNS = ["id", "run_index", "doc_id", "question_id", "method", "questio
                   "error", "ask_run_id"]
 
 
-def results_csv(rows: list[dict]) -> str:
+def results_csv(rows: list[EvalResult]) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, RESULT_COLUMNS, extrasaction="ignore")
     writer.writeheader()
     for r in rows:
-        writer.writerow({k: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v
-                         for k, v in r.items()})
+        writer.writerow({k: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, tuple, dict)) else v
+                         for k, v in asdict(r).items()})
     return out.getvalue()
 
 
@@ -239,12 +241,11 @@ def labelled_cases(store: Store, eval_id: int) -> list[dict]:
     (question, options, gold, prediction, method, engine, the ask run holding the full trace)."""
     run = store.get_run(eval_id)
     cases = []
-    for r in store.labelled_results(eval_id):
-        label = r["label"]
-        cases.append({"eval_id": eval_id, "result_id": r["id"], "annotator": label["annotator"],
-                      "category": label["category"], "note": label["note"], "labelled_at": label["updated_at"],
-                      "engine": run.get("engine_label"), "dataset": (run.get("params") or {}).get("dataset"),
-                      **{k: r[k] for k in RESULT_COLUMNS if k != "id"}})
+    for r, label in store.labelled_results(eval_id):
+        cases.append({"eval_id": eval_id, "result_id": r.id, "annotator": label.annotator,
+                      "category": label.category, "note": label.note, "labelled_at": label.updated_at,
+                      "engine": run.engine_label, "dataset": run.params.get("dataset"),
+                      **{k: getattr(r, k) for k in RESULT_COLUMNS if k != "id"}})
     return cases
 
 
@@ -259,19 +260,19 @@ def labels_csv(cases: list[dict]) -> str:
     writer = csv.DictWriter(out, list(cases[0]))
     writer.writeheader()
     for c in cases:
-        writer.writerow({k: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v
+        writer.writerow({k: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, tuple, dict)) else v
                          for k, v in c.items()})
     return out.getvalue()
 
 
-def label_counts(labels: Iterable[dict], rows_by_id: dict[int, dict]) -> list[dict]:
+def label_counts(labels: Iterable[Label], rows_by_id: dict[int, EvalResult]) -> list[dict]:
     """How many labels each category got, per method: ``{"category", "method", "labels"}`` rows
     (every annotator's label counts)."""
     counts: dict[tuple[str, str], int] = {}
     for label in labels:
-        r = rows_by_id.get(label["result_id"])
+        r = rows_by_id.get(label.result_id)
         if r is not None:
-            key = (label["category"], r["method"])
+            key = (label.category, r.method)
             counts[key] = counts.get(key, 0) + 1
     return [{"category": c, "method": m, "labels": n} for (c, m), n in sorted(counts.items())]
 
@@ -300,9 +301,9 @@ def method_setting(method: str, params: dict | None = None) -> str:
     return ", ".join(parts)
 
 
-def eval_settings(run: dict) -> dict[str, str]:
+def eval_settings(run: Run) -> dict[str, str]:
     """Every method of an evaluation run and its setting."""
-    settings = run.get("params") or {}
+    settings = run.params
     stored = settings.get("params") or {}
     return {m: method_setting(m, stored.get(m)) for m in settings.get("methods") or []}
 
@@ -317,39 +318,39 @@ def spread(value: float | None, runs: int) -> str:
 LETTERS = "ABCDEFGHIJ"
 
 
-def failure_kind(r: dict) -> str:
+def failure_kind(r: EvalResult) -> str:
     """What went wrong with a result, in a word or two ("right" when nothing did)."""
-    if r["error"]:
+    if r.error:
         return "error"
-    if r.get("answered") == 0:
+    if r.answered == 0:
         return "no answer"
-    if r["options"]:
-        if r["choice"] is None:
+    if r.options:
+        if r.choice is None:
             return "unparseable"
-        return "right" if r["correct"] else "wrong"
-    if r["rating"] is not None:
-        return {EXACT: "right", PARTIAL: "partial match", NONE: "no match"}.get(r["rating"], r["rating"])
-    return "right" if (r["rougeL"] or 0) >= FAIL_ROUGE_L else "low ROUGE-L"
+        return "right" if r.correct else "wrong"
+    if r.rating is not None:
+        return {EXACT: "right", PARTIAL: "partial match", NONE: "no match"}.get(r.rating, r.rating)
+    return "right" if (r.rougeL or 0) >= FAIL_ROUGE_L else "low ROUGE-L"
 
 
-def _option(r: dict, letter: str | None) -> str:
+def _option(r: EvalResult, letter: str | None) -> str:
     if not letter:
         return ""
     i = LETTERS.find(letter)
-    text = r["options"][i] if 0 <= i < len(r["options"]) else ""
+    text = r.options[i] if 0 <= i < len(r.options) else ""
     return f"({letter}) {text}".strip()
 
 
-def gold_text(r: dict) -> str:
-    return _option(r, r["gold"]) if r["options"] else " / ".join(r["references"] or [])
+def gold_text(r: EvalResult) -> str:
+    return _option(r, r.gold) if r.options else " / ".join(r.references or [])
 
 
-def prediction_text(r: dict) -> str:
-    if r["error"]:
+def prediction_text(r: EvalResult) -> str:
+    if r.error:
         return ""
-    if r["options"]:
-        return _option(r, r["choice"]) or "(no option chosen)"
-    return r["answer"] or ""
+    if r.options:
+        return _option(r, r.choice) or "(no option chosen)"
+    return r.answer or ""
 
 
 def label_status(who: dict[str, str], annotator: str = "") -> str:
@@ -375,79 +376,80 @@ LABEL_FILTERS: dict[str, Callable[[dict[str, str], str], bool]] = {
 
 _KIND_ORDER = {k: i for i, k in enumerate(["error", "no answer", "unparseable", "wrong", "no match", "low ROUGE-L",
                                            "partial match", "right"])}
-ORDERS: dict[str, Callable[[dict, dict, dict], tuple]] = {
-    "document and question": lambda r, t, who: (t.get(r["doc_id"], r["doc_id"]), r["question_id"], r["method"],
-                                                 r["run_index"]),
-    "method": lambda r, t, who: (r["method"], t.get(r["doc_id"], r["doc_id"]), r["question_id"], r["run_index"]),
-    "failure kind": lambda r, t, who: (_KIND_ORDER.get(failure_kind(r), 99), r["method"], r["question_id"]),
-    "label status": lambda r, t, who: (bool(who) and len(set(who.values())) == 1, bool(who), r["id"]),
-    "question": lambda r, t, who: (r["question"].lower(), r["method"], r["run_index"]),
+ORDERS: dict[str, Callable[[EvalResult, dict, dict], tuple]] = {
+    "document and question": lambda r, t, who: (t.get(r.doc_id, r.doc_id), r.question_id, r.method,
+                                                 r.run_index),
+    "method": lambda r, t, who: (r.method, t.get(r.doc_id, r.doc_id), r.question_id, r.run_index),
+    "failure kind": lambda r, t, who: (_KIND_ORDER.get(failure_kind(r), 99), r.method, r.question_id),
+    "label status": lambda r, t, who: (bool(who) and len(set(who.values())) == 1, bool(who), r.id),
+    "question": lambda r, t, who: (r.question.lower(), r.method, r.run_index),
 }
 
 
-def _haystack(r: dict, title: str, who: dict[str, str]) -> str:
-    return " ".join([r["question"], r["answer"] or "", r["gold"] or "", *r["options"], *(r["references"] or []),
-                     title, r["method"], get_method(r["method"]).label, r["error"] or "",
+def _haystack(r: EvalResult, title: str, who: dict[str, str]) -> str:
+    return " ".join([r.question, r.answer or "", r.gold or "", *r.options, *(r.references or []),
+                     title, r.method, get_method(r.method).label, r.error or "",
                      *who, *who.values()]).lower()
 
 
-def find_cases(rows: list[dict], labels: Iterable[dict], *, show: str = FAILURES, methods: Iterable[str] = (),
+def find_cases(rows: list[EvalResult], labels: Iterable[Label], *, show: str = FAILURES, methods: Iterable[str] = (),
                docs: Iterable[str] = (), labelled: str = "any", annotator: str = "", search: str = "",
-               order: str = "document and question", titles: dict[str, str] | None = None) -> list[dict]:
+               order: str = "document and question", titles: dict[str, str] | None = None) -> list[EvalResult]:
     """The cases the Inspect screen lists, in order: kept by ``show`` (a ``FILTERS`` name), the methods
     and documents picked (none picked: all), the label status (``LABEL_FILTERS``), and every word of
     ``search`` (question, options, answers, document, method, labels)."""
     titles = titles or {}
     who = {}
     for label in labels:
-        who.setdefault(label["result_id"], {})[label["annotator"]] = label["category"]
+        who.setdefault(label.result_id, {})[label.annotator] = label.category
     methods, docs = set(methods), set(docs)
     keep_label = LABEL_FILTERS.get(labelled, LABEL_FILTERS["any"])
     words = search.lower().split()
     kept = [r for r in select(rows, show)
-            if (not methods or r["method"] in methods) and (not docs or r["doc_id"] in docs)
-            and keep_label(who.get(r["id"], {}), annotator)]
+            if (not methods or r.method in methods) and (not docs or r.doc_id in docs)
+            and keep_label(who.get(r.id, {}), annotator)]
     if words:
-        kept = [r for r in kept if all(w in _haystack(r, titles.get(r["doc_id"], ""), who.get(r["id"], {}))
+        kept = [r for r in kept if all(w in _haystack(r, titles.get(r.doc_id, ""), who.get(r.id, {}))
                                        for w in words)]
     key = ORDERS.get(order, ORDERS["document and question"])
-    return sorted(kept, key=lambda r: key(r, titles, who.get(r["id"], {})))
+    return sorted(kept, key=lambda r: key(r, titles, who.get(r.id, {})))
 
 
-def case_table_rows(cases: list[dict], labels: Iterable[dict], *, annotator: str = "", current: int | None = None,
-                    titles: dict[str, str] | None = None, first_position: int = 1) -> list[dict]:
+def case_table_rows(cases: list[EvalResult], labels: Iterable[Label], *, annotator: str = "",
+                    current: int | None = None, titles: dict[str, str] | None = None,
+                    first_position: int = 1) -> list[dict]:
     """The case table's rows for ``cases`` (one page of them; ``first_position`` numbers the first)."""
     titles = titles or {}
     who: dict[int, dict[str, str]] = {}
     for label in labels:
-        who.setdefault(label["result_id"], {})[label["annotator"]] = label["category"]
-    return [{"": "▶" if r["id"] == current else "", "#": first_position + i,
-             "labels": label_status(who.get(r["id"], {}), annotator), "failure": failure_kind(r),
-             "method": get_method(r["method"]).label, "question": r["question"],
+        who.setdefault(label.result_id, {})[label.annotator] = label.category
+    return [{"": "▶" if r.id == current else "", "#": first_position + i,
+             "labels": label_status(who.get(r.id, {}), annotator), "failure": failure_kind(r),
+             "method": get_method(r.method).label, "question": r.question,
              "gold": gold_text(r), "prediction": prediction_text(r)[:200],
-             "document": titles.get(r["doc_id"], r["doc_id"]), "run": r["run_index"] + 1, "result": r["id"]}
+             "document": titles.get(r.doc_id, r.doc_id), "run": r.run_index + 1, "result": r.id}
             for i, r in enumerate(cases)]
 
 
-def same_question(rows: list[dict], case: dict) -> list[dict]:
+def same_question(rows: list[EvalResult], case: EvalResult) -> list[EvalResult]:
     """The other methods' results for the case's question, in the same run."""
-    return [o for o in rows if o["question_id"] == case["question_id"] and o["doc_id"] == case["doc_id"]
-            and o["run_index"] == case["run_index"] and o["id"] != case["id"]]
+    return [o for o in rows if o.question_id == case.question_id and o.doc_id == case.doc_id
+            and o.run_index == case.run_index and o.id != case.id]
 
 
 # --- two evaluations compared -----------------------------------------------------------------
 
-def _key(r: dict) -> tuple:
-    return r["doc_id"], r["question_id"], r["method"], r["run_index"]
+def _key(r: EvalResult) -> tuple:
+    return r.doc_id, r.question_id, r.method, r.run_index
 
 
-def _answer_of(r: dict) -> str:
-    if r["error"]:
+def _answer_of(r: EvalResult) -> str:
+    if r.error:
         return "error"
-    return (r["choice"] or "(none)") if r["options"] else (r["answer"] or "").strip()
+    return (r.choice or "(none)") if r.options else (r.answer or "").strip()
 
 
-def compare(rows_a: list[dict], rows_b: list[dict]) -> dict:
+def compare(rows_a: list[EvalResult], rows_b: list[EvalResult]) -> dict:
     """Evaluation A against B over the results both hold (same document, question, method and run):
     per method how many stayed right, were fixed (wrong in A, right in B), broke, stayed wrong, and
     whose answer changed; and every question whose answer changed."""
@@ -457,17 +459,17 @@ def compare(rows_a: list[dict], rows_b: list[dict]) -> dict:
     changed = []
     for ra, rb in pairs:
         right_a, right_b = not is_failure(ra), not is_failure(rb)
-        m = methods.setdefault(ra["method"], {"method": ra["method"], "label": get_method(ra["method"]).label,
+        m = methods.setdefault(ra.method, {"method": ra.method, "label": get_method(ra.method).label,
                                               "questions": 0, "both right": 0, "fixed": 0, "broken": 0,
                                               "both wrong": 0, "answer changed": 0})
         m["questions"] += 1
         m["both right" if right_a and right_b else "fixed" if right_b else "broken" if right_a else "both wrong"] += 1
         if _answer_of(ra) != _answer_of(rb) or right_a != right_b:
             m["answer changed"] += 1
-            changed.append({"method": ra["method"], "doc_id": ra["doc_id"], "question_id": ra["question_id"],
-                            "run_index": ra["run_index"], "question": ra["question"], "gold": gold_text(ra),
+            changed.append({"method": ra.method, "doc_id": ra.doc_id, "question_id": ra.question_id,
+                            "run_index": ra.run_index, "question": ra.question, "gold": gold_text(ra),
                             "a": prediction_text(ra) or _answer_of(ra), "b": prediction_text(rb) or _answer_of(rb),
-                            "a_right": right_a, "b_right": right_b, "a_id": ra["id"], "b_id": rb["id"]})
+                            "a_right": right_a, "b_right": right_b, "a_id": ra.id, "b_id": rb.id})
     return {"common": len(pairs), "only_a": len(rows_a) - len(pairs), "only_b": len(rows_b) - len(pairs),
             "methods": list(methods.values()), "changed": changed}
 

@@ -25,6 +25,7 @@ from core.methods.readagent.build import BuildSettings, build_memory
 from core.methods.readagent.presets import choose_preset
 from core.methods.registry import get_method
 from core.store import Store
+from core.store.records import Run
 from core.store.runs import run
 
 STOPPED = ("The evaluation was stopped; the answers made so far are kept. Resume it to finish "
@@ -63,13 +64,13 @@ class EvalRequest:
     limit_questions: int | None = None
 
 
-def _check_resumable(store: Store, engine, eval_id: int) -> dict:
+def _check_resumable(store: Store, engine, eval_id: int) -> Run:
     previous = store.get_run(eval_id)
-    if previous["kind"] != "eval":
+    if previous.kind != "eval":
         raise GistError(f"Run {eval_id} is not an evaluation.", cli="List them with `python -m core runs --kind eval`.",
                         app="Pick an evaluation from the list.")
-    if previous["engine"] != engine.key:
-        raise GistError(f"Evaluation {eval_id} was run by {previous['engine_label']}; resume it with the same "
+    if previous.engine != engine.key:
+        raise GistError(f"Evaluation {eval_id} was run by {previous.engine_label}; resume it with the same "
                         "engine and model, so results from different engines are never mixed.")
     return previous
 
@@ -94,8 +95,7 @@ def evaluate(store: Store, engine, docs: list[EvalDoc], methods: list[str], *, d
              question=f"{dataset}: {settings['questions']} questions", params=settings) as current:
         eval_id = current.id
         builds = _build_all(store, engine, docs, specs, preset, concurrency, cancel, progress, eval_id)
-        done = {(r["run_index"], r["method"], r["question_id"]) for r in store.eval_results(eval_id)
-                if not r["error"]}
+        done = {(r.run_index, r.method, r.question_id) for r in store.eval_results(eval_id) if not r.error}
         tasks = [Task(k, doc, q, m) for k in range(runs) for doc in docs for q in doc.questions for m in methods
                  if (k, m, q.id) not in done]
         count = EvalProgress(len(done), len(tasks) + len(done), "asking", eval_id=eval_id)
@@ -151,9 +151,9 @@ def _build_all(store: Store, engine, docs: list[EvalDoc], specs, preset: str | N
                                 cancel=cancel)
             words = made.prompt_words
             if made.reused and made.memory_id:
-                row = store.get_memory_row(made.memory_id)
-                if row.get("run_id"):
-                    words = (store.get_run(row["run_id"]).get("result") or {}).get("prompt_words", 0)
+                built_by = store.get_memory(made.memory_id).run_id
+                if built_by:
+                    words = (store.get_run(built_by).result or {}).get("prompt_words", 0)
             builds[doc.document.id] = {"memory_id": made.memory_id, "words": words,
                                        "fallbacks": made.fallback_breaks}
         with lock:
@@ -181,21 +181,22 @@ def _answer(store: Store, engine, eval_id: int, task: Task, builds: dict, params
         row = {**base, "error": str(exc)}
         store.add_eval_result(**row)
         return row
-    row = {**base, "ask_run_id": result.run_id, "answer": result.answer, "choice": result.choice,
-           "compression_rate": result.compression_rate, "lookups": result.lookups,
-           "pages_looked_up": result.pages_looked_up, "response_words": response_words(result.answer),
-           "words_consumed": result.prompt_words, "llm_calls": result.llm_calls,
+    answer = result.answer.text
+    row = {**base, "ask_run_id": result.run.id, "answer": answer, "choice": result.answer.choice,
+           "compression_rate": result.reading.compression_rate, "lookups": result.reading.lookups,
+           "pages_looked_up": result.reading.pages_looked_up, "response_words": response_words(answer),
+           "words_consumed": result.usage.prompt_words, "llm_calls": result.usage.llm_calls,
            "answered": int(getattr(result.details, "answered", True)), "error": None}
     if q.is_choice:
-        row["correct"] = int(result.choice == q.gold)
+        row["correct"] = int(result.answer.choice == q.gold)
     else:
-        row.update(rouge(result.answer, q.references))
+        row.update(rouge(answer, q.references))
         if not engine.offline and q.references:
-            rater = engine.bind(run_id=result.run_id, doc_id=doc.document.id)
-            rating = rate(rater, q.text, result.answer, q.references)
+            rater = engine.bind(run_id=result.run.id, doc_id=doc.document.id)
+            rating = rate(rater, q.text, answer, q.references)
             row["rating"] = rating.level
             for n, trace in enumerate(rating.traces, len(result.steps)):  # the raters join the question's trace
-                store.add_step(result.run_id, n, trace.step, trace.outcome, trace.to_dict(), trace.seconds)
+                store.add_step(result.run.id, n, trace.step, trace.outcome, trace.to_dict(), trace.seconds)
     store.add_eval_result(**row)
     return row
 
@@ -217,7 +218,7 @@ def start_eval(store: Store, engine, request: EvalRequest, *, resume: int | None
 def resume_request(store: Store, eval_id: int, path: str | None = None) -> EvalRequest:
     """The request that started evaluation ``eval_id``, its documents reloaded (from ``path``,
     or from the bundled sample it was run on) and cut as they were."""
-    settings = store.get_run(eval_id).get("params") or {}
+    settings = store.get_run(eval_id).params
     dataset = settings.get("dataset", "")
     stored_path = settings.get("path") or ""
     if path is None and not can_resume_here(store, eval_id):
@@ -234,5 +235,5 @@ def resume_request(store: Store, eval_id: int, path: str | None = None) -> EvalR
 
 def can_resume_here(store: Store, eval_id: int) -> bool:
     """Whether the app can reload this evaluation's documents (a bundled sample)."""
-    settings = store.get_run(eval_id).get("params") or {}
+    settings = store.get_run(eval_id).params
     return BUNDLED.get(settings.get("dataset"), ("",))[0] == settings.get("path")

@@ -170,11 +170,11 @@ class LLM:
             hit = self.store.cached_reply(key)
             if hit is not None:
                 seconds = time.perf_counter() - started
-                text = sanitise(hit["reply"])
+                text = sanitise(hit.reply)
                 call_id = self.store.log_call(**common, reply=text, cached=1, attempts=0,
-                                              duration_ms=int(seconds * 1000), input_tokens=hit["input_tokens"],
-                                              output_tokens=hit["output_tokens"])
-                completion = Completion(text, hit["input_tokens"], hit["output_tokens"], True, seconds, call_id)
+                                              duration_ms=int(seconds * 1000), input_tokens=hit.input_tokens,
+                                              output_tokens=hit.output_tokens)
+                completion = Completion(text, hit.input_tokens, hit.output_tokens, True, seconds, call_id)
                 self.usage.add(completion, prompt)
                 return completion
         try:

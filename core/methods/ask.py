@@ -2,51 +2,107 @@
 (the result, every step, and through the seam every model call)."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from core.errors import GistError
-from core.methods.base import Details, MethodInput, Question
+from core.methods.base import Answer, Details, MethodInput, Question
 from core.methods.readagent.memory import latest_memory, load_memory
 from core.methods.readagent.presets import PRESETS, choose_preset
 from core.methods.registry import get_method
 from core.store import Store
 from core.store.runs import run
+from core.trace import StepTrace
 
 
-@dataclass
-class AskResult:
-    run_id: int
+@dataclass(frozen=True)
+class AskRun:
+    """Which run it was: the method, the engine, the document and the method's settings."""
+    id: int
     method: str
     method_label: str
     engine: str
     engine_label: str
     doc_id: str
     title: str
-    question: str
-    options: list[str]
-    answer: str
-    choice: str | None
+    params: dict
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the method read: the pages it looked up (in look-up or rank order), those shown raw in
+    the final context, and that context, with its size against the whole text."""
     pages_looked_up: list[int]
     expanded: list[int]
-    lookups: int
     words_in_context: int
     document_words: int
     compression_rate: float
+    context: str = ""
+
+    @property
+    def lookups(self) -> int:
+        return len(self.pages_looked_up)
+
+
+@dataclass(frozen=True)
+class ModelUsage:
     llm_calls: int
-    cached_calls: int
+    cached_calls: int  # replayed from the log
     input_tokens: int
     output_tokens: int
     prompt_words: int
-    seconds: float
-    params: dict
-    memory_id: int | None = None
-    memory_label: str = ""
-    context: str = ""
+
+
+@dataclass(frozen=True)
+class MemoryUsed:
+    """The gist memory the method read, and who wrote its gists."""
+    id: int
+    label: str
+
+
+@dataclass(frozen=True)
+class AskResult:
+    run: AskRun
+    question: Question
+    answer: Answer
+    reading: Reading
+    usage: ModelUsage
+    memory: MemoryUsed | None = None
     details: Details = field(default_factory=Details)
-    steps: list[dict] = field(default_factory=list)
+    steps: list[StepTrace] = field(default_factory=list)
 
     def as_json(self) -> dict:
-        return asdict(self)  # the details too, as a dict
+        """One flat object, as the command line prints it and a run stores it (every key a run
+        stored by an earlier version has)."""
+        r, read, used = self.run, self.reading, self.usage
+        return {"run_id": r.id, "method": r.method, "method_label": r.method_label, "engine": r.engine,
+                "engine_label": r.engine_label, "doc_id": r.doc_id, "title": r.title, "question": self.question.text,
+                "options": list(self.question.options), "answer": self.answer.text, "choice": self.answer.choice,
+                "pages_looked_up": list(read.pages_looked_up), "expanded": list(read.expanded),
+                "lookups": read.lookups, "words_in_context": read.words_in_context,
+                "document_words": read.document_words, "compression_rate": read.compression_rate,
+                "llm_calls": used.llm_calls, "cached_calls": used.cached_calls, "input_tokens": used.input_tokens,
+                "output_tokens": used.output_tokens, "prompt_words": used.prompt_words, "seconds": r.seconds,
+                "params": r.params, "memory_id": self.memory.id if self.memory else None,
+                "memory_label": self.memory.label if self.memory else "", "context": read.context,
+                "details": self.details.to_dict(), "steps": [s.to_dict() for s in self.steps]}
+
+    @classmethod
+    def from_json(cls, data: dict, steps: list[StepTrace]) -> "AskResult":
+        """A stored run's result (``as_json``; runs stored before typed details kept them under ``extra``)."""
+        spec = get_method(data["method"])
+        memory_id = data.get("memory_id")
+        return cls(
+            run=AskRun(data["run_id"], data["method"], data["method_label"], data["engine"], data["engine_label"],
+                       data["doc_id"], data["title"], data["params"], data["seconds"]),
+            question=Question(data["question"], tuple(data["options"])),
+            answer=Answer(data["answer"], data["choice"]),
+            reading=Reading(data["pages_looked_up"], data["expanded"], data["words_in_context"],
+                            data["document_words"], data["compression_rate"], data.get("context", "")),
+            usage=ModelUsage(data["llm_calls"], data["cached_calls"], data["input_tokens"], data["output_tokens"],
+                             data["prompt_words"]),
+            memory=MemoryUsed(memory_id, data.get("memory_label", "")) if memory_id else None,
+            details=spec.details.from_dict(data.get("details") or data.get("extra")), steps=steps)
 
 
 def ask(store: Store, engine, doc_id: str, question: Question, *, method: str = "readagent-p",
@@ -64,22 +120,19 @@ def ask(store: Store, engine, doc_id: str, question: Question, *, method: str = 
     with run(store, "ask", engine, doc_id=document.id, memory_id=memory.memory_id if memory else None,
              method=method, question=question.text, options=list(question.options), params=values, ask_group=group) as current:
         output = spec.run(MethodInput(current.engine, document, memory, question, chosen, store), values)
-        steps = [trace.to_dict() for trace in output.steps]
         for seq, trace in enumerate(output.steps):
-            store.add_step(current.id, seq, trace.step, trace.outcome, steps[seq], trace.seconds, page=trace.page)
+            store.add_step(current.id, seq, trace.step, trace.outcome, trace.to_dict(), trace.seconds, page=trace.page)
         usage = current.engine.usage()
         result = AskResult(
-            run_id=current.id, method=method, method_label=spec.label, engine=engine.key,
-            engine_label=engine.label, doc_id=document.id, title=document.title, question=question.text,
-            options=list(question.options), answer=output.answer.text, choice=output.answer.choice,
-            pages_looked_up=output.pages_looked_up, expanded=output.expanded, lookups=output.lookups,
-            words_in_context=output.words_in_context, document_words=output.document_words,
-            compression_rate=output.compression_rate, llm_calls=usage["llm_calls"],
-            cached_calls=usage["cached_calls"], input_tokens=usage["input_tokens"],
-            output_tokens=usage["output_tokens"], prompt_words=usage["prompt_words"], seconds=current.seconds,
-            params=values, memory_id=memory.memory_id if memory else None,
-            memory_label=memory.engine_label if memory else "", context=output.context, details=output.details,
-            steps=steps)
+            run=AskRun(current.id, method, spec.label, engine.key, engine.label, document.id, document.title, values,
+                       current.seconds),
+            question=question, answer=output.answer,
+            reading=Reading(output.pages_looked_up, output.expanded, output.words_in_context, output.document_words,
+                            output.compression_rate, output.context),
+            usage=ModelUsage(usage["llm_calls"], usage["cached_calls"], usage["input_tokens"], usage["output_tokens"],
+                             usage["prompt_words"]),
+            memory=MemoryUsed(memory.memory_id, memory.engine_label) if memory else None,
+            details=output.details, steps=output.steps)
         stored = result.as_json()
         stored.pop("steps")  # kept in the steps table
         current.finish(stored)
@@ -87,14 +140,9 @@ def ask(store: Store, engine, doc_id: str, question: Question, *, method: str = 
 
 
 def load_ask(store: Store, run_id: int) -> AskResult:
-    """A stored question run, exactly as it was returned (runs stored before typed details
-    kept them under ``extra``)."""
+    """A stored question run, exactly as it was returned."""
     row = store.get_run(run_id)
-    if row["kind"] != "ask" or not row["result"]:
-        article = "an" if row["kind"][0] in "aeiou" else "a"
-        raise GistError(f"Run {run_id} is {article} {row['kind']} run ({row['status']}), not a finished question.")
-    data = dict(row["result"])
-    spec = get_method(data["method"])
-    details = spec.details.from_dict(data.pop("details", None) or data.pop("extra", None))
-    data.pop("extra", None)
-    return AskResult(**{**data, "details": details, "steps": [s["data"] for s in store.steps(run_id)]})
+    if row.kind != "ask" or not row.result:
+        article = "an" if row.kind[0] in "aeiou" else "a"
+        raise GistError(f"Run {run_id} is {article} {row.kind} run ({row.status}), not a finished question.")
+    return AskResult.from_json(row.result, [s.trace for s in store.steps(run_id)])

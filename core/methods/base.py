@@ -63,8 +63,30 @@ class Details:
 
     @classmethod
     def from_dict(cls, data: dict | None) -> "Details":
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in (data or {}).items() if k in known})
+        """Read back from stored JSON: values of a ``holding`` field become its type again; names
+        this version does not know are left out."""
+        known = {f.name: f for f in fields(cls)}
+        values = {}
+        for name, value in (data or {}).items():
+            if name not in known:
+                continue
+            kind = known[name].metadata.get("of")
+            if kind is not None and value is not None:
+                value = [_typed(kind, v) for v in value] if isinstance(value, list) else _typed(kind, value)
+            values[name] = value
+        return cls(**values)
+
+
+def holding(kind: type, **kw):
+    """A field of a ``Details`` that holds ``kind`` values (a list of them, or one)."""
+    return field(metadata={"of": kind}, **kw)
+
+
+def _typed(kind: type, value):
+    if not isinstance(value, dict):
+        return value
+    names = {f.name for f in fields(kind)}
+    return kind(**{k: v for k, v in value.items() if k in names})
 
 
 @dataclass

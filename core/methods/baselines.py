@@ -18,13 +18,13 @@ import os
 import time
 from typing import Sequence
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from core.config import DEFAULT_EMBEDDING_MODEL, EMBEDDING_MODEL_ENV
 from core.errors import SettingError
 from core.llm.window import cut_to_tokens, describe
 from core.methods.answer import answer_question, answer_room, fit_context
-from core.methods.base import Details, Method, MethodOutput, Param, Question
+from core.methods.base import Details, Method, MethodOutput, Param, Question, holding
 from core.methods.readagent.memory import GistMemory
 from core.text import lexical
 from core.text.documents import Document, count_words
@@ -35,6 +35,12 @@ DEFAULT_TOP_K = 5
 DEFAULT_WORDS = 6000  # the ReadAgent paper's Table 3 setting (first/last 6,000 words)
 
 
+@dataclass(frozen=True)
+class PageScore:
+    page: int
+    score: float
+
+
 @dataclass
 class RetrievalDetails(Details):
     """Which pages a retrieval ranked first, and by what."""
@@ -42,12 +48,12 @@ class RetrievalDetails(Details):
     retrieval: str = ""  # how pages were ranked
     top_k: int = DEFAULT_TOP_K
     pages: int = 0  # pages in the memory's pagination
-    scores: list[dict] = field(default_factory=list)  # the top k: {"page", "score"}, best first
+    scores: list[PageScore] = holding(PageScore, default_factory=list)  # the top k, best first
     memory_id: int | None = None
     embedding_model: str = ""
 
     def summary(self) -> str:
-        return f"pages retrieved, best first: {[s['page'] for s in self.scores]}"
+        return f"pages retrieved, best first: {[s.page for s in self.scores]}"
 
 
 @dataclass
@@ -91,7 +97,7 @@ def _retrieved(engine, memory: GistMemory, question: Question, ranked: list[tupl
               f"fit in the {describe(engine.context_tokens)}"] if dropped else []) + ([cut["fitted"]] if cut else [])))
     answer = answer_question(engine, context, question)
     details = RetrievalDetails(retrieval=trace.detail["method"], top_k=top_k, pages=len(memory.pages),
-                               scores=[{"page": i, "score": round(s, 4)} for i, s in ranked[:top_k]],
+                               scores=[PageScore(i, round(s, 4)) for i, s in ranked[:top_k]],
                                memory_id=memory.memory_id, embedding_model=embedding_model)
     return MethodOutput(answer.value, context, words, memory.words, pages_looked_up=pages, expanded=sorted(pages),
                         steps=[trace, answer.trace], details=details)

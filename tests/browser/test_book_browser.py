@@ -25,7 +25,7 @@ def pride(tmp_path_factory):
     subprocess.run([sys.executable, "-m", "core", "build", str(book("pride_and_prejudice")), "--db", str(db)],
                    cwd=ROOT, check=True, capture_output=True)
     server = AppServer(db)
-    server.doc = open_db(str(db)).list_documents()[0]["id"]
+    server.doc = open_db(str(db)).list_documents()[0].id
     yield server
     server.stop()
 

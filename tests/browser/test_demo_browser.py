@@ -32,7 +32,7 @@ def demo(tmp_path_factory):
         subprocess.run([sys.executable, "-m", "core", "build", str(book(name)), "--db", str(db)], cwd=ROOT,
                        check=True, capture_output=True)
     server = AppServer(db)
-    server.docs = {d["title"]: d["id"] for d in open_db(str(db)).list_documents()}
+    server.docs = {d.title: d.id for d in open_db(str(db)).list_documents()}
     yield server
     server.stop()
 
@@ -62,9 +62,9 @@ def graph_nodes(page: Page) -> dict:
 
 def newest_walk(server):
     store = open_db(str(server.db))
-    run = next(r for r in store.list_runs(kind="ask") if r["method"] == "memwalker")
-    result = load_ask(store, run["id"])
-    return result, load_tree(store, result.details.tree["tree_id"])
+    run = next(r for r in store.list_runs(kind="ask") if r.method == "memwalker")
+    result = load_ask(store, run.id)
+    return result, load_tree(store, result.details.tree.tree_id)
 
 
 def assert_walk_drawn(page: Page, server) -> None:
@@ -72,11 +72,11 @@ def assert_walk_drawn(page: Page, server) -> None:
     visits = result.details.trajectory
     drawn = graph_nodes(page)
     for n, visit in enumerate(visits, 1):  # every step, at its node, numbered
-        label = drawn.get(str(visit["node"]))
-        assert label is not None and label.startswith(node_label(tree, visit["node"])), (n, visit, label)
+        label = drawn.get(str(visit.node))
+        assert label is not None and label.startswith(node_label(tree, visit.node)), (n, visit, label)
         assert f"#{n}" in label or f",{n}" in label, (n, label)
     if result.details.answered:
-        assert "✓ answer" in drawn[str(visits[-1]["node"])]
+        assert "✓ answer" in drawn[str(visits[-1].node)]
     assert len(tree.nodes) > 100 and len(drawn) < len(tree.nodes)  # the rest collapsed, not drawn
 
 

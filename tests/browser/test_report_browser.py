@@ -26,14 +26,14 @@ def written_report(tmp_path):
     typed = "What was Dameri's purpose in landing on earth?"  # straight apostrophe; the data's is curly
     gold = find_question(document.meta["questions"], typed)
     question = Question(typed, tuple(gold["options"]))
-    runs = [ask(store, offline, document.id, question, method=m, memory_id=paper_memory).run_id
+    runs = [ask(store, offline, document.id, question, method=m, memory_id=paper_memory).run.id
             for m in ("readagent-p", "bm25", "memwalker")]
     hostile = parse_text("\n\n".join(f"Part {i}. Dameri landed in the park. {HOSTILE} The patrolmen watched."
                                      for i in range(30)), title=f"Hostile {HOSTILE}")
     store.save_document(hostile)
     memory = build_memory(store, hostile, offline, BuildSettings(PRESETS["quality"])).memory_id
     runs.append(ask(store, offline, hostile.id, Question(f"Who landed? {HOSTILE}"), method="readagent-p",
-                    memory_id=memory).run_id)
+                    memory_id=memory).run.id)
     path = write_report(store, runs, tmp_path / "report.html")
     store.close()
     return path

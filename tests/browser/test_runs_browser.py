@@ -26,7 +26,7 @@ def server(tmp_path_factory):
 def test_a_comparison_is_one_entry_on_runs_and_reopens_side_by_side(page, server, shot):
     page.set_viewport_size({"width": 1280, "height": 1600})
     open_off_course(page, server)
-    server.docs = {d["title"]: d["id"] for d in open_db(str(server.db)).list_documents()}
+    server.docs = {d.title: d.id for d in open_db(str(server.db)).list_documents()}
     open_url(page, server, ask_url(server, THREE))
     page.get_by_role("button", name="Run").click()
     expect(page.locator(".gme-compare tr")).to_have_count(4, timeout=90_000)
@@ -51,7 +51,7 @@ def test_a_comparison_is_one_entry_on_runs_and_reopens_side_by_side(page, server
     shot(page, "51_runs_comparison_one_entry")
     tabs = page.get_by_role("tab").all_inner_texts()
     assert [t for t in tabs if "#" in t] == [f"{m} · #{i}" for m, i in zip(THREE, store.group_runs(
-        store.runs_page()[0]["id"]))]
+        store.runs_page()[0].id))]
     page.get_by_role("tab", name="BM25 top-k").click()
     expect(page.get_by_text("Pages re-read (numbered by rank)")).to_be_visible()
     idle(page)

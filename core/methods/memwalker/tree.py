@@ -28,31 +28,12 @@ from core.methods.memwalker.steps import (LEAF_SUMMARY, NODE_SUMMARY, SummaryInp
 from core.methods.readagent.memory import GistMemory
 from core.status import BUILDING, COMPLETE
 from core.store import Store
+from core.store.records import TreeNode
 from core.store.runs import run
 from core.text.documents import Document
 from core.text.segments import Segment, segment_paragraphs
 from core.text.tokens import DEFAULT_ENCODING, count_tokens
 from core.trace import FALLBACK, Decision
-
-
-@dataclass(frozen=True)
-class TreeNode:
-    id: int  # leaves are 0..n-1 in text order, then each level left to right; the root is last
-    level: int  # 1 = leaf (the paper's l=1); the root has the highest level
-    index: int  # position within its level
-    children: tuple[int, ...]
-    parent: int | None
-    start: int  # first paragraph covered
-    end: int  # one past the last paragraph covered
-    summary: str
-    summary_by: str  # the trace outcome that made the summary (model, re-asked, fallback, offline, ...)
-    text: str = ""  # leaves: the raw segment
-    tokens: int = 0  # leaves: tokens of the raw segment; parents: of all the leaves below
-    summary_tokens: int = 0
-
-    @property
-    def is_leaf(self) -> bool:
-        return not self.children
 
 
 @dataclass(frozen=True)
@@ -164,27 +145,15 @@ class TreeResult:
 
 def load_tree(store: Store, tree_id: int, document: Document | None = None) -> MemoryTree:
     """A stored tree, exactly as built; no model calls."""
-    row = store.get_tree_row(tree_id)
-    if row["status"] != COMPLETE:
-        raise GistError(f"Memory tree {tree_id} is {row['status']}.", cli="Build it again with `python -m core tree`.",
+    record = store.get_tree(tree_id)
+    if record.status != COMPLETE:
+        raise GistError(f"Memory tree {tree_id} is {record.status}.", cli="Build it again with `python -m core tree`.",
                         app="Build it again on the Memory tree page.")
-    document = document or store.get_document(row["doc_id"])
-    nodes = tuple(
-        TreeNode(id=r["node"], level=r["level"], index=r["idx"], children=tuple(r["children"]), parent=r["parent"],
-                 start=r["start"], end=r["end"], summary=r["summary"] or "", summary_by=r["summary_by"] or "",
-                 text=r["text"] or "", tokens=r["tokens"] or 0, summary_tokens=r["summary_tokens"] or 0)
-        for r in store.tree_node_rows(tree_id)
-    )
-    return MemoryTree(doc_id=document.id, title=document.title, words=document.words, nodes=nodes, tree_id=tree_id,
-                      origin=row["origin"], memory_id=row["memory_id"], engine=row["engine"],
-                      engine_label=row["engine_label"] or "", segment_tokens=row["segment_tokens"] or 0,
-                      max_children=row["max_children"])
-
-
-def latest_tree(store: Store, document: Document) -> MemoryTree | None:
-    """The newest complete tree of a document (any engine or settings), for viewers."""
-    rows = store.trees_for(document.id)
-    return load_tree(store, rows[0]["id"], document) if rows else None
+    document = document or store.get_document(record.doc_id)
+    return MemoryTree(doc_id=document.id, title=document.title, words=document.words,
+                      nodes=store.tree_nodes(tree_id), tree_id=tree_id, origin=record.origin,
+                      memory_id=record.memory_id, engine=record.engine, engine_label=record.engine_label,
+                      segment_tokens=record.segment_tokens, max_children=record.max_children)
 
 
 class _TreeBuilder:
@@ -302,9 +271,9 @@ def build_tree(store: Store, document: Document, engine, settings: TreeSettings 
     store.save_document(document)
     memory_id = memory.memory_id if memory else None
     key = settings.key(engine.key, memory_id)
-    if not rebuild and (row := store.find_tree(document.id, key)) is not None:
-        tree = load_tree(store, row["id"], document)
-        return tree, _tree_result(tree, row["run_id"], {"llm_calls": 0, "cached_calls": 0},
+    if not rebuild and (stored := store.find_tree(document.id, key)) is not None:
+        tree = load_tree(store, stored.id, document)
+        return tree, _tree_result(tree, stored.run_id, {"llm_calls": 0, "cached_calls": 0},
                                   time.perf_counter() - started, reused=True)
     origin = "pages" if memory else "segments"
     tree_id = store.create_tree(
@@ -341,10 +310,7 @@ def build_tree(store: Store, document: Document, engine, settings: TreeSettings 
                           engine_label=engine.label, segment_tokens=0 if memory else settings.segment_tokens,
                           max_children=settings.max_children)
         result = _tree_result(tree, this.id, this.engine.usage(), time.perf_counter() - started, reused=False)
-        rows = [{"node": n.id, "level": n.level, "idx": n.index, "parent": n.parent, "children": n.children,
-                 "start": n.start, "end": n.end, "text": n.text or None, "tokens": n.tokens, "summary": n.summary,
-                 "summary_tokens": n.summary_tokens, "summary_by": n.summary_by} for n in nodes]
-        store.finish_tree(tree_id, rows, nodes=len(nodes), leaves=len(leaves), levels=len(tree.level_counts()),
+        store.finish_tree(tree_id, nodes, nodes=len(nodes), leaves=len(leaves), levels=len(tree.level_counts()),
                           tokens=tree.tokens)
         this.finish(result.as_json())
     return tree, result

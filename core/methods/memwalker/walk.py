@@ -7,10 +7,10 @@ node gone back from is not offered again, and a step cap bounds the walk.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Sequence
 
-from core.methods.base import Answer, Details, Method, MethodOutput, Param, Question
+from core.methods.base import Answer, Details, Method, MethodOutput, Param, Question, holding
 from core.methods.memwalker.parsers import COMMIT, MAX_INVALID, NO_ANSWER, REVERT, Move
 from core.llm.window import cut_to_tokens, describe, input_budget
 from core.methods.memwalker.steps import LEAF, NAVIGATE_TOKENS, TRIAGE, LeafInput, TriageInput, one_line
@@ -233,6 +233,19 @@ def navigate(tree: MemoryTree, question: Question, engine, preset: Preset, *, ma
                 context=context), traces
 
 
+@dataclass(frozen=True)
+class TreeUsed:
+    """The memory tree a walk went down, and whether it was built for it."""
+    tree_id: int | None = None
+    origin: str = ""
+    levels: list[int] = field(default_factory=list)  # nodes per level, leaves first
+    nodes: int = 0
+    tokens: int = 0
+    built_now: bool = False
+    build_llm_calls: int = 0
+    build_run_id: int | None = None
+
+
 @dataclass
 class WalkDetails(Details):
     """A walk down the memory tree, for the trace viewer, the tree drawing and the JSON."""
@@ -246,8 +259,8 @@ class WalkDetails(Details):
     share_read: float = 0.0  # share of the tree's tokens shown (summaries) or read (segments)
     tokens_read: int = 0
     ended: str = ""
-    trajectory: list[dict] = field(default_factory=list)  # each Visit as a dict
-    tree: dict = field(default_factory=dict)  # tree_id, origin, levels, nodes, tokens, how it was built
+    trajectory: list[Visit] = holding(Visit, default_factory=list)
+    tree: TreeUsed = holding(TreeUsed, default_factory=TreeUsed)
 
     def summary(self) -> str:
         return (f"path {' > '.join(map(str, self.path))} | {self.reverts} reverts | "
@@ -265,10 +278,10 @@ def memwalker(engine, store: Store, document: Document, question: Question, pres
     details = WalkDetails(
         path=walk.path, reverts=walk.reverts, answered=walk.answered, steps=len(walk.visits), strayed=walk.strayed,
         strayed_and_recovered=walk.strayed and walk.answered, share_read=share, tokens_read=walk.tokens_read,
-        ended=walk.ended, trajectory=[asdict(v) for v in walk.visits],
-        tree={"tree_id": tree.tree_id, "origin": tree.origin, "levels": tree.level_counts(),
-              "nodes": len(tree.nodes), "tokens": tree.tokens, "built_now": not built.reused,
-              "build_llm_calls": built.llm_calls, "build_run_id": built.run_id})
+        ended=walk.ended, trajectory=walk.visits,
+        tree=TreeUsed(tree_id=tree.tree_id, origin=tree.origin, levels=tree.level_counts(), nodes=len(tree.nodes),
+                      tokens=tree.tokens, built_now=not built.reused, build_llm_calls=built.llm_calls,
+                      build_run_id=built.run_id))
     return MethodOutput(walk.answer, walk.context, walk.words_in_context, document.words,
                         pages_looked_up=walk.leaves_read, expanded=walk.leaves_read[-1:] if walk.answered else [],
                         steps=traces, details=details)

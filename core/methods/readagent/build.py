@@ -22,7 +22,7 @@ import threading
 import time
 import uuid
 from contextlib import nullcontext
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Callable
 
 from core.concurrency import Slots, TaskGroup
@@ -37,6 +37,7 @@ from core.status import COMPLETE
 from core.store import Store
 from core.store.migrations import now
 from core.store.owners import current_owner
+from core.store.records import Page
 from core.store.runs import run
 from core.text.documents import MAX_PARAGRAPH_WORDS, Document, count_words, sections
 from core.trace import FALLBACK, RULE, by_rule
@@ -74,15 +75,10 @@ class BuildSettings:
 
 @dataclass(frozen=True)
 class BuildEvent:
-    """One thing that happened: a pause point chosen ("page") or a page gisted ("gist")."""
+    """One thing that happened: a pause point chosen ("page": the page, not gisted yet) or a page
+    gisted ("gist"), and how far the build is."""
     kind: str
-    start: int  # the page's first paragraph
-    end: int  # one past its last paragraph
-    words: int
-    break_by: str = ""
-    break_reason: str = ""
-    gist: str = ""
-    gist_by: str = ""
+    page: Page
     pages_found: int = 0
     pages_gisted: int = 0
     words_paginated: int = 0
@@ -131,7 +127,7 @@ class _Builder:
         self.cancel = cancel
         self.lock = threading.Lock()
         self.seq = itertools.count()
-        self.pages: dict[int, dict] = {}
+        self.pages: dict[int, Page] = {}  # by first paragraph
         self.gisted = 0
         self.words_paginated = 0
         self.workers = engine.workers(concurrency)
@@ -150,15 +146,11 @@ class _Builder:
                             cli="Build again with the same settings to resume; finished model calls are reused.",
                             app="Press Resume build to finish it; finished model calls are reused.")
 
-    def _emit(self, kind: str, page: dict):
+    def _emit(self, kind: str, page: Page):
         if self.progress is None:
             return
-        event = BuildEvent(kind=kind, start=page["start"], end=page["end"], words=page["words"],
-                           break_by=page.get("break_by", ""), break_reason=page.get("break_reason", ""),
-                           gist=page.get("gist") or "", gist_by=page.get("gist_by") or "",
-                           pages_found=len(self.pages), pages_gisted=self.gisted,
-                           words_paginated=self.words_paginated, total_words=self.document.words)
-        self.progress(event)
+        self.progress(BuildEvent(kind=kind, page=page, pages_found=len(self.pages), pages_gisted=self.gisted,
+                                 words_paginated=self.words_paginated, total_words=self.document.words))
 
     def chain(self, start: int, end: int) -> None:
         paragraphs = self.document.paragraphs
@@ -176,15 +168,15 @@ class _Builder:
                     decision = self.engine.decide(PAUSE_POINT, PauseInput(window, self.preset))
             j = decision.value
             trace = decision.trace
-            words = sum(p.words for p in paragraphs[i:j])
-            page = {"start": i, "end": j, "words": words, "break_by": trace.outcome,
-                    "break_reason": trace.fallback or trace.detail.get("reason", "")}
+            page = Page(start=i, end=j, text=self.document.span_text(i, j),
+                        words=sum(p.words for p in paragraphs[i:j]), break_by=trace.outcome,
+                        break_reason=trace.fallback or trace.detail.get("reason", ""))
             self.store.add_step(self.run_id, next(self.seq), "pagination", trace.outcome, trace.to_dict(),
                                 trace.seconds)
-            self.store.save_page(self.memory_id, **page, gist=None, gist_words=None, gist_by=None)
+            self.store.save_page(self.memory_id, page)
             with self.lock:
                 self.pages[i] = page
-                self.words_paginated += words
+                self.words_paginated += page.words
                 self._emit("page", page)
             if self.group is not None:
                 self.group.submit(self.gist, i)
@@ -196,18 +188,17 @@ class _Builder:
     def gist(self, start: int) -> None:
         self._check()
         page = self.pages[start]
-        text = self.document.span_text(page["start"], page["end"])
         with self._take((-1,)):
             self._check()
-            decision = self.engine.decide(GIST, GistInput(text, page["words"], self.preset,
+            decision = self.engine.decide(GIST, GistInput(page.text, page.words, self.preset,
                                                           self.settings.conditional))
         trace = decision.trace
         trace.detail["page_start"] = start
         self.store.add_step(self.run_id, next(self.seq), "gist", trace.outcome, trace.to_dict(), trace.seconds)
-        gist = decision.value
-        self.store.save_page(self.memory_id, **page, gist=gist, gist_words=count_words(gist), gist_by=trace.outcome)
+        page = replace(page, gist=decision.value, gist_words=count_words(decision.value), gist_by=trace.outcome)
+        self.store.save_page(self.memory_id, page)
         with self.lock:
-            page.update(gist=gist, gist_words=count_words(gist), gist_by=trace.outcome)
+            self.pages[start] = page
             self.gisted += 1
             self._emit("gist", page)
 
@@ -246,26 +237,25 @@ def build_memory(store: Store, document: Document, engine, settings: BuildSettin
                  cancel: threading.Event | None = None, rebuild: bool = False) -> BuildResult:
     """Build (or reuse) the gist memory of ``document``, then, when it does not fit the window
     (``settings.fit_window``), fit it (``compress.fit_memory``): the result names the fitted memory."""
-    result = _build(store, document, engine, settings, concurrency=concurrency, progress=progress, cancel=cancel,
-                    rebuild=rebuild)
+    result, memory = _build(store, document, engine, settings, concurrency=concurrency, progress=progress,
+                            cancel=cancel, rebuild=rebuild)
     result.conditional = settings.conditional
     window = settings.fit_window(engine)
     if not window:
         return result
-    memory = load_memory(store, result.memory_id, document)
     fit = fit_memory(store, document, memory, engine, settings.preset, window, concurrency=concurrency,
                      rebuild=rebuild)
     result.fit = fit.as_json()
     if fit.memory_id != result.memory_id:
-        fitted = load_memory(store, fit.memory_id, document)
-        result.memory_id, result.pages = fit.memory_id, len(fitted.pages)
+        fitted = store.get_memory(fit.memory_id)
+        result.memory_id, result.pages = fit.memory_id, fitted.pages
         result.gist_words, result.compression_rate = fitted.gist_words, fitted.compression_rate
     return result
 
 
 def _build(store: Store, document: Document, engine, settings: BuildSettings, *, concurrency: int,
            progress: Callable[[BuildEvent], None] | None, cancel: threading.Event | None,
-           rebuild: bool) -> BuildResult:
+           rebuild: bool) -> tuple[BuildResult, GistMemory]:
     started = time.perf_counter()
     store.save_document(document)
     preset = settings.preset
@@ -287,7 +277,7 @@ def _build(store: Store, document: Document, engine, settings: BuildSettings, *,
     if state == "complete":
         memory = load_memory(store, memory_id, document)
         return _result(document, memory, engine, settings, run_id=None, seconds=time.perf_counter() - started,
-                       usage=engine.usage(), reused=True)
+                       usage=engine.usage(), reused=True), memory
     params = {**settings.as_dict(), "concurrency": concurrency, "resumed": state == "resume"}
     with run(store, "build", engine, doc_id=document.id, memory_id=memory_id, params=params) as this:
         this.on_end.append(lambda status: store.update_memory(memory_id, status=status))
@@ -296,18 +286,22 @@ def _build(store: Store, document: Document, engine, settings: BuildSettings, *,
         if state != "resume":
             builder.note_split()
         builder.run()
-        keep = set(builder.pages)
-        for row in store.page_rows(memory_id):
-            if row["start"] not in keep:
-                store.db["pages"].delete((memory_id, row["start"]))
-        memory = load_memory(store, memory_id, document)
+        store.clear_pages(memory_id, keep=builder.pages)  # a resumed build may have chosen other pause points
+        made = GistMemory(doc_id=document.id, title=document.title, words=document.words,
+                          pages=in_text_order(builder.pages))
+        store.update_memory(memory_id, status=COMPLETE, pages=len(made.pages), words=document.words,
+                            gist_words=made.gist_words, compression_rate=made.compression_rate, run_id=this.id,
+                            finished_at=now())
+        memory = replace(made, record=store.get_memory(memory_id))
         result = _result(document, memory, this.engine, settings, run_id=this.id,
                          seconds=time.perf_counter() - started, usage=this.engine.usage(), reused=False)
-        store.update_memory(memory_id, status=COMPLETE, pages=len(memory.pages), words=document.words,
-                            gist_words=memory.gist_words, compression_rate=memory.compression_rate, run_id=this.id,
-                            finished_at=now())
         this.finish(result.as_json())
-    return result
+    return result, memory
+
+
+def in_text_order(pages: dict[int, Page]) -> tuple[Page, ...]:
+    """Pages found so far (by first paragraph), in text order and numbered so."""
+    return tuple(replace(pages[start], index=i) for i, start in enumerate(sorted(pages)))
 
 
 def _result(document: Document, memory: GistMemory, engine, settings: BuildSettings, *, run_id,
@@ -337,7 +331,7 @@ class BuildProgress:
         self.key = key  # the memory's settings key: a second request for it attaches to this build
         self.started = time.perf_counter()
         self.first_page: float | None = None
-        self._pages: dict[int, dict] = {}
+        self._pages: dict[int, Page] = {}
         self._gisted = 0
         self._words = 0
         self._lock = threading.Lock()
@@ -347,17 +341,14 @@ class BuildProgress:
         with self._lock:
             if self.first_page is None:
                 self.first_page = time.perf_counter()
-            self._pages[event.start] = {
-                "start": event.start, "end": event.end, "words": event.words, "break_by": event.break_by,
-                "break_reason": event.break_reason, "gist": event.gist, "gist_by": event.gist_by,
-            }
+            self._pages[event.page.start] = event.page
             self._gisted, self._words = event.pages_gisted, event.words_paginated
         self._first.set()
 
-    def pages(self) -> list[dict]:
-        """The pages found so far, in text order."""
+    def pages(self) -> tuple[Page, ...]:
+        """The pages found so far, in text order (those not gisted yet have no gist)."""
         with self._lock:
-            return [dict(self._pages[k]) for k in sorted(self._pages)]
+            return in_text_order(self._pages)
 
     @property
     def pages_gisted(self) -> int:

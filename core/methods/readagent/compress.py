@@ -39,9 +39,10 @@ from core.methods.readagent.steps import (GIST, LOOKUP_NEXT, LOOKUP_PARALLEL, LO
 from core.methods.readagent.presets import Preset
 from core.parsing import Parsed, bad, clean
 from core.status import COMPLETE
-from core.store import Store, loads
+from core.store import Store
 from core.store.migrations import now
 from core.store.owners import current_owner
+from core.store.records import Memory, Page
 from core.store.runs import run
 from core.text.documents import Document, count_words, is_heading
 from core.text.tokens import count_tokens
@@ -181,8 +182,8 @@ class FitResult:
         return asdict(self)
 
 
-def fit_key(parent: dict, window: int) -> str:
-    return hashlib.sha256(f"{parent['settings_key']}|fit|{window}".encode()).hexdigest()[:16]
+def fit_key(parent: Memory, window: int) -> str:
+    return hashlib.sha256(f"{parent.settings_key}|fit|{window}".encode()).hexdigest()[:16]
 
 
 class _Fitter:
@@ -322,11 +323,11 @@ def fit_memory(store: Store, document: Document, memory: GistMemory, engine, pre
     if before <= target:
         return FitResult(memory_id=memory.memory_id, fits=True, pages_after=len(memory.pages), tokens_after=before,
                          reused=True, **base)
-    parent = store.get_memory_row(memory.memory_id)
+    parent = memory.record
     key = fit_key(parent, window)
-    settings = {**loads(parent["settings"], {}), "fit_tokens": window, "from_memory": memory.memory_id}
-    fields = {k: parent[k] for k in ("doc_id", "engine", "engine_label", "model", "preset", "min_words", "max_words",
-                                     "hard_breaks")}
+    settings = {**parent.settings, "fit_tokens": window, "from_memory": memory.memory_id}
+    fields = {k: getattr(parent, k) for k in ("doc_id", "engine", "engine_label", "model", "preset", "min_words",
+                                              "max_words", "hard_breaks")}
     fields.update(settings=_dumps(settings), settings_key=key, origin="fitted", parent_id=memory.memory_id,
                   fit_tokens=window)
     claim = f"{current_owner()}/fit-{uuid.uuid4().hex}"
@@ -348,9 +349,10 @@ def fit_memory(store: Store, document: Document, memory: GistMemory, engine, pre
         fitter = _Fitter(store, document, memory, this.engine, preset, window, this.id, concurrency)
         pages = fitter.run()
         for p in pages:
-            store.save_page(memory_id, start=p.start, end=p.end, words=p.words, break_by=p.break_by,
-                            break_reason=p.break_reason, gist=p.gist, gist_words=p.gist_words, gist_by=p.gist_by,
-                            sources=_dumps(list(p.sources)), gist_rounds=p.gist_rounds)
+            store.save_page(memory_id, Page(start=p.start, end=p.end, text=document.span_text(p.start, p.end),
+                                            words=p.words, break_by=p.break_by, break_reason=p.break_reason,
+                                            gist=p.gist, gist_words=p.gist_words, gist_by=p.gist_by,
+                                            sources=p.sources, gist_rounds=p.gist_rounds))
         fitted = load_memory(store, memory_id, document)
         after = memory_tokens(fitted, engine.model)
         result = FitResult(memory_id=memory_id, fits=after <= room, pages_after=len(pages), tokens_after=after,

@@ -12,26 +12,9 @@ from typing import Iterable
 from core.errors import NotFound
 from core.methods.base import compression_rate
 from core.status import COMPLETE
-from core.store import Store, loads
+from core.store import Store
+from core.store.records import Memory, Page
 from core.text.documents import Document
-
-
-@dataclass(frozen=True)
-class Page:
-    index: int
-    start: int  # first paragraph
-    end: int  # one past the last paragraph
-    text: str
-    words: int
-    gist: str = ""
-    gist_words: int = 0
-    break_by: str = ""  # how the pause point ending this page was chosen (a trace outcome)
-    break_reason: str = ""
-    gist_by: str = ""
-    # Page history (App. I, G.3): the pages of the memory this one was made from that this page
-    # holds (empty: it is its own), and how many times its gist was gisted again.
-    sources: tuple[int, ...] = ()
-    gist_rounds: int = 0
 
 
 @dataclass(frozen=True)
@@ -40,18 +23,42 @@ class GistMemory:
     title: str
     words: int  # words in the whole document
     pages: tuple[Page, ...]
-    memory_id: int | None = None
-    engine: str = ""
-    engine_label: str = ""
-    preset: str = ""
-    settings: dict = field(default_factory=dict, compare=False)
-    parent_id: int | None = None  # the memory this one was fitted from (App. I), if any
-    fit_tokens: int | None = None  # the window it was fitted to
+    record: Memory | None = field(default=None, compare=False)  # as stored (None: made for a test or a prompt)
+
+    @property
+    def memory_id(self) -> int | None:
+        return self.record.id if self.record else None
+
+    @property
+    def engine(self) -> str:
+        return self.record.engine if self.record else ""
+
+    @property
+    def engine_label(self) -> str:
+        return self.record.engine_label if self.record else ""
+
+    @property
+    def preset(self) -> str:
+        return self.record.preset if self.record else ""
+
+    @property
+    def settings(self) -> dict:
+        return self.record.settings if self.record else {}
+
+    @property
+    def parent_id(self) -> int | None:
+        """The memory this one was fitted from (App. I), if any."""
+        return self.record.parent_id if self.record else None
+
+    @property
+    def fit_tokens(self) -> int | None:
+        """The window it was fitted to."""
+        return self.record.fit_tokens if self.record else None
 
     @property
     def conditional(self) -> str:
         """The question its gists were made for (Conditional ReadAgent, App. G.1), or ""."""
-        return self.settings.get("conditional") or ""
+        return self.record.conditional if self.record else ""
 
     @property
     def gist_words(self) -> int:
@@ -74,32 +81,27 @@ class GistMemory:
 
 
 def load_memory(store: Store, memory_id: int, document: Document | None = None) -> GistMemory:
-    row = store.get_memory_row(memory_id)
-    document = document or store.get_document(row["doc_id"])
-    pages = tuple(
-        Page(index=i, start=r["start"], end=r["end"], text=document.span_text(r["start"], r["end"]),
-             words=r["words"], gist=r["gist"] or "", gist_words=r["gist_words"] or 0, break_by=r["break_by"] or "",
-             break_reason=r["break_reason"] or "", gist_by=r["gist_by"] or "",
-             sources=tuple(loads(r.get("sources"), [])), gist_rounds=r.get("gist_rounds") or 0)
-        for i, r in enumerate(store.page_rows(memory_id))
-    )
-    return GistMemory(doc_id=document.id, title=document.title, words=document.words, pages=pages,
-                      memory_id=memory_id, engine=row["engine"], engine_label=row["engine_label"] or "",
-                      preset=row["preset"] or "", settings=loads(row["settings"], {}),
-                      parent_id=row.get("parent_id"), fit_tokens=row.get("fit_tokens"))
+    record = store.get_memory(memory_id)
+    return with_pages(store, record, document or store.get_document(record.doc_id))
+
+
+def with_pages(store: Store, record: Memory, document: Document) -> GistMemory:
+    """The stored memory ``record`` (already read) of ``document``, with its pages."""
+    return GistMemory(doc_id=document.id, title=document.title, words=document.words,
+                      pages=store.pages(record.id, document), record=record)
 
 
 def latest_memory(store: Store, document: Document, engine_key: str | None = None) -> GistMemory:
     """The newest complete gist memory of a document, built by ``engine_key`` if given. A memory
     gisted for one question (Conditional ReadAgent) is only chosen when there is no other."""
-    rows = store.memories_for(document.id, status=COMPLETE)
-    rows = sorted(rows, key=lambda r: bool(loads(r["settings"], {}).get("conditional")))  # stable: newest first
+    records = store.memories_for(document.id, status=COMPLETE)
+    records = sorted(records, key=lambda m: bool(m.conditional))  # stable: newest first
     if engine_key is not None:
-        rows = [r for r in rows if r["engine"] == engine_key]
-    if not rows:
+        records = [m for m in records if m.engine == engine_key]
+    if not records:
         by = f" built by {engine_key}" if engine_key else ""
         raise NotFound(f"{document.title!r} ({document.id}) has no finished gist memory{by}.",
                        cli="Build one first: `python -m core build PATH` with the same --engine/--model, "
                            "or pass --memory ID.",
                        app="Build one on the Read page with the engine chosen in the sidebar.")
-    return load_memory(store, rows[0]["id"], document)
+    return with_pages(store, records[0], document)

@@ -18,14 +18,14 @@ rule, the fallback); this module only orders them.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Sequence
 
 from core.concurrency import run_all
 from core.errors import ContextWindowError, DocumentError, SettingError
 from core.llm.window import REASK_TOKENS, describe, fits, headroom, input_budget
 from core.methods.answer import answer_question, answer_room
-from core.methods.base import Details, Method, MethodOutput, Param, Question
+from core.methods.base import Details, Method, MethodOutput, Param, Question, holding
 from core.methods.segment_plus.notes import Label, MergedNote, Note, SegmentNote
 from core.methods.segment_plus.steps import (FILTER, MERGE, NOTE, NOTE_MAX_TOKENS, FilterInput, MergeInput,
                                             NoteInput, concatenated_note)
@@ -241,6 +241,16 @@ def gather_and_merge(engine, document: Document, question: Question, *,
                           trimmed, steps)
 
 
+@dataclass(frozen=True)
+class FinalNote:
+    """A note the answer was given from: what it holds and how it was made."""
+    evidence: str
+    reasoning: str
+    segments: list[int]  # the segments whose notes it holds
+    by: str  # the merge's outcome, or "kept" for a note that was not merged
+    tokens: int
+
+
 @dataclass
 class NotesDetails(Details):
     """Segment+'s notes, the filter's labels and the merge rounds."""
@@ -250,16 +260,16 @@ class NotesDetails(Details):
     notes_removed: int = 0
     all_removed: bool = False
     merge_rounds: int = 0
-    notes: list[dict] = field(default_factory=list)  # each SegmentNote as a dict
-    rounds: list[dict] = field(default_factory=list)  # each MergeRound as a dict
-    final_notes: list[dict] = field(default_factory=list)
+    notes: list[SegmentNote] = holding(SegmentNote, default_factory=list)
+    rounds: list[MergeRound] = holding(MergeRound, default_factory=list)
+    final_notes: list[FinalNote] = holding(FinalNote, default_factory=list)
     final_note_words: int = 0
     final_trimmed: bool = False
     segment_tokens: int = DEFAULT_SEGMENT_TOKENS
     merge_tokens: int = DEFAULT_MERGE_TOKENS
 
     def summary(self) -> str:
-        kept = [n["segment"] for n in self.notes if n.get("kept")]
+        kept = [n.segment for n in self.notes if n.kept]
         return (f"notes kept from segments {kept} ({self.notes_kept} of {self.segments}) | {self.merge_rounds} "
                 f"merge round{'' if self.merge_rounds == 1 else 's'}")
 
@@ -279,10 +289,8 @@ def segment_plus(engine, document: Document, question: Question, *,
     kept = [n.segment for n in run.notes if n.kept]
     details = NotesDetails(
         segments=len(run.segments), notes_kept=len(kept), notes_removed=len(run.notes) - len(kept),
-        all_removed=not kept, merge_rounds=len(run.rounds), notes=[asdict(n) for n in run.notes],
-        rounds=[asdict(r) for r in run.rounds],
-        final_notes=[{"evidence": m.note.evidence, "reasoning": m.note.reasoning, "segments": list(m.segments),
-                      "by": m.by, "tokens": m.tokens} for m in run.final],
+        all_removed=not kept, merge_rounds=len(run.rounds), notes=run.notes, rounds=run.rounds,
+        final_notes=[FinalNote(m.note.evidence, m.note.reasoning, list(m.segments), m.by, m.tokens) for m in run.final],
         final_note_words=count_words(run.context) if run.final else 0, final_trimmed=run.trimmed,
         segment_tokens=segment_tokens, merge_tokens=merge_tokens)
     return MethodOutput(answer.value, run.context, run.words_in_context, document.words, pages_looked_up=kept,
