@@ -191,14 +191,16 @@ def case_table(rows: list[dict], *, key: str, on_open) -> None:
 
     st.dataframe(frame, key=key, on_select=opened, selection_mode="single-row", hide_index=True, width="stretch",
                  height=38 + 35 * max(1, len(rows)),
-                 column_order=["", "#", "failure", "method", "labels", "question", "gold", "prediction", "document",
-                               "run", "result"],
-                 column_config={"": st.column_config.TextColumn("", width=24),
+                 # What fits beside the case at 1280 px; the gold answer, the prediction, the document and the
+                 # run are in the case's own header.
+                 column_order=["", "#", "failure", "method", "labels", "question"],
+                 # Sized to fit the table's half of the page at 1280 px: the question takes what is left.
+                 column_config={"": st.column_config.TextColumn("", width=22),
                                 "#": st.column_config.NumberColumn("#", width=44),
-                                "failure": st.column_config.TextColumn("failure", width=72),
-                                "method": st.column_config.TextColumn("method", width=92),
-                                "labels": st.column_config.TextColumn("labels", width=150),
-                                "question": st.column_config.TextColumn("question", width="large"),
+                                "failure": st.column_config.TextColumn("failure", width=62),
+                                "method": st.column_config.TextColumn("method", width=88),
+                                "labels": st.column_config.TextColumn("labels", width=70),
+                                "question": st.column_config.TextColumn("question", width=140),
                                 "result": st.column_config.NumberColumn("result id", width="small")})
 
 

@@ -23,6 +23,9 @@ PAPER = "#7048e8"  # violet: pages the paper's own run re-read
 
 CSS = f"""
 <style>
+/* The width the window has: at 1280 px beside the sidebar the default padding left ~820 px for content. */
+[data-testid="stMainBlockContainer"] {{ padding-left: 1.5rem; padding-right: 1.5rem; padding-top: 2.5rem;
+  max-width: none; }}
 .gme-legend span {{ margin-right: 1.2em; font-size: 0.85rem; }}
 .gme-swatch {{ display: inline-block; width: 0.9em; height: 0.9em; border-radius: 2px; vertical-align: -1px;
   margin-right: 0.35em; }}
@@ -63,6 +66,7 @@ CSS = f"""
 .gme-compare td.method {{ font-weight: 600; white-space: nowrap; }}
 .gme-compare td.answer {{ min-width: 12rem; white-space: pre-wrap; }}
 .gme-compare tr.correct td.answer {{ background: {REREAD_BG}; }}
+.gme-steps td:not(.num) {{ text-align: left !important; white-space: normal !important; }}
 .gme-answer {{ font-size: 1.05rem; padding: 0.6rem 0.8rem; border-radius: 6px; background: #f1f3f5;
   white-space: pre-wrap; }}
 </style>

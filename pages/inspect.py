@@ -69,7 +69,7 @@ position = view.current_position(ids)
 case = shown[position]
 view.position_badge(position, len(shown))
 
-table, current = st.columns([1, 1], gap="medium")
+table, current = st.columns([6, 5], gap="medium")
 
 # --- the case table: the page holding the open case ---------------------------------------------
 with table:
@@ -158,7 +158,7 @@ for col, r in zip(columns, shown_runs):
             st.warning(error_text(exc))
             continue
         n_pages = store.page_count(result.memory.id) if result.memory else None
-        render_ask_result(store, result, n_pages=n_pages, gold=gold, key=f"in{r.id}")
+        render_ask_result(store, result, n_pages=n_pages, gold=gold, key=f"in{r.id}", narrow=len(shown_runs) > 1)
 
 # --- which pages were re-read, across the document's questions ------------------------------------
 heatmap = charts.pages_reread(view.same_document_results(rows, case), METHODS[case.method].label,

@@ -288,8 +288,7 @@ def test_evaluate_chooses_each_methods_setting_and_counts_fallbacks_per_memory(a
         app.run()
     table = app.dataframe[0].value
     assert list(table["setting"]) == ["k = 2", "first 500 words"]
-    assert list(table["no answer"]) == [0, 0] and list(table["unparseable"]) == [0, 0]
-    assert list(table["fallback breaks"]) == ["0", "—"] and list(table["fallback gists"]) == ["0", "—"]
+    assert list(table["problems"]) == ["none", "none"]  # no unparseable, no-answer, fallback or error
     memories = next(d.value for d in app.dataframe if "read by" in d.value.columns)
     assert list(memories["read by"]) == ["BM25 top-k"] and list(memories["fallback breaks"]) == [0]
     assert list(memories["pages"])[0] > 1 and not app.exception
