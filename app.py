@@ -1,10 +1,17 @@
 """Gist Memory Explorer: read a long text the way ReadAgent does, and see every step."""
+import sys
+
 import streamlit as st
 
 from components.settings import render_settings
 from components.state import get_store
 from components.urlstate import publish, restore
 from components.ui import inject_css
+
+# Background work (a build, an evaluation) runs on threads of this process: hand the interpreter to the
+# server's event loop every millisecond (Python's default is 5 ms), so what a script draws reaches the
+# browser while a fast offline build is busy (it delayed the first pause point by ~0.9 s).
+sys.setswitchinterval(0.001)
 
 st.set_page_config(page_title="Gist Memory Explorer", page_icon="📖", layout="wide")
 

@@ -15,6 +15,7 @@ from core.store.records import Page
 from core.text.search import find_spans, search_pages
 
 MATCHES_LISTED = 20
+FOLLOW_WORDS = 120  # of each page while a build runs
 
 
 def marked(text: str, spans: list[tuple[int, int]] | tuple = ()) -> str:
@@ -32,14 +33,28 @@ def reading_text(page: Page) -> str:
     return page.text.replace("\n", "\n\n")
 
 
+def opening(text: str, words: int) -> str:
+    """The first ``words`` words of ``text`` (its paragraphs kept), with "…" when there is more."""
+    kept, count = [], 0
+    for paragraph in text.split("\n\n"):
+        n = len(paragraph.split())
+        if count + n > words:
+            kept.append(" ".join(paragraph.split()[:max(0, words - count)]) + " …")
+            break
+        kept.append(paragraph)
+        count += n
+    return "\n\n".join(kept)
+
+
 def pages_html(pages: Sequence[Page], first: int, last: int, by: str = "", pending: str = "gist on its way…",
-               query: str = "", target: int | None = None) -> str:
+               query: str = "", target: int | None = None, words: int | None = None) -> str:
     """Pages ``first``..``last`` (inclusive indexes into ``pages``) as one HTML block; matches of
-    ``query`` marked, page ``target`` outlined."""
+    ``query`` marked, page ``target`` outlined; ``words``: only each page's opening words (while a
+    build runs, so a page is drawn the moment it is decided)."""
     out = []
     for i in range(first, min(last, len(pages) - 1) + 1):
         p = pages[i]
-        text = reading_text(p)
+        text = reading_text(p) if words is None else opening(reading_text(p), words)
         raw = marked(text, find_spans(text, query))
         if p.gist:
             offline = offline_tag() if p.gist_by == "offline" else ""
@@ -123,8 +138,9 @@ def render_pages(pages: Sequence[Page], *, key: str, by: str = "", follow: bool 
     if follow:
         first = max(0, n - per_view)
         if first:
-            st.caption(f"Showing the newest pages ({first}–{n - 1} of {n}).")
-        st.html(pages_html(pages, first, first + per_view - 1, by, pending))
+            st.caption(f"The newest pages ({first}–{n - 1} of {n}), each page's opening; the whole text of every "
+                       "page is shown when the build ends.")
+        st.html(pages_html(pages, first, first + per_view - 1, by, pending, words=FOLLOW_WORDS))
         return None
     texts = [(reading_text(p), p.gist) for p in pages]
     first, target, query = page_navigator(texts, key=key, per_view=per_view, linked=linked)
