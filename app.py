@@ -6,7 +6,7 @@ import streamlit as st
 from components.settings import render_settings
 from components.state import get_store
 from components.urlstate import publish, restore
-from components.ui import inject_css
+from components.ui import bring_into_view, inject_css
 
 # Background work (a build, an evaluation) runs on threads of this process: hand the interpreter to the
 # server's event loop every millisecond (Python's default is 5 ms), so what a script draws reaches the
@@ -29,5 +29,6 @@ render_settings()
 restore(get_store())
 try:
     navigation.run()
-finally:  # also when a page stops early: the URL names what is open
+finally:  # also when a page stops early: the URL names what is open, and what was asked for is in view
     publish()
+    bring_into_view()

@@ -6,6 +6,7 @@ is put in HTML; Markdown is only used for our own words.
 from __future__ import annotations
 
 import html
+import json
 import re
 
 import streamlit as st
@@ -29,7 +30,7 @@ CSS = f"""
 .gme-legend span {{ margin-right: 1.2em; font-size: 0.85rem; }}
 .gme-swatch {{ display: inline-block; width: 0.9em; height: 0.9em; border-radius: 2px; vertical-align: -1px;
   margin-right: 0.35em; }}
-.gme-page {{ display: grid; grid-template-columns: 3fr 2fr; gap: 0.8rem; margin: 0.2rem 0; }}
+.gme-page {{ scroll-margin-top: 1rem; display: grid; grid-template-columns: 3fr 2fr; gap: 0.8rem; margin: 0.2rem 0; }}
 .gme-raw {{ background: {RAW_BG}; border-left: 4px solid {RAW}; padding: 0.5rem 0.7rem; max-height: 16rem;
   overflow-y: auto; white-space: pre-wrap; font-size: 0.88rem; line-height: 1.45; border-radius: 4px; }}
 .gme-gist {{ background: {GIST_BG}; border-left: 4px solid {GIST}; padding: 0.5rem 0.7rem; font-size: 0.9rem;
@@ -135,6 +136,13 @@ def written_by(outcome: str, by: str = "") -> str:
             "re-asked": f"written by {by or 'the model'} after a re-ask"}.get(outcome or "", outcome or "")
 
 
+def short_who(outcome: str, by: str = "") -> str:
+    """Who made a decision, in the fewest words (a table's cell): the model's name, "offline engine"..."""
+    return {"offline": "offline engine", "fallback": "fallback", "paper": "the paper (PaLM 2-L)",
+            "rule": "end of text", "model": by or "the model",
+            "re-asked": f"{by or 'the model'}, re-asked"}.get(outcome or "", outcome or "")
+
+
 def model_name(engine_label: str) -> str:
     """"gpt-4o at https://..." -> "gpt-4o"."""
     return (engine_label or "").split(" at ")[0]
@@ -150,3 +158,28 @@ def error_text(exc: BaseException, labels: dict[str, str] | None = None) -> str:
     if isinstance(exc, GistError):  # messages can quote a server or a document: shown literally
         return md(exc.for_app({**SIDEBAR_LABELS, **(labels or {})}))
     return md(f"Something went wrong ({type(exc).__name__}: {exc}). The run's trace keeps the details.")
+
+
+SCROLL = "app_scroll_to"  # the element id of what a user just asked to see (a page, a case, a run)
+# Runs in a frame of this same origin: waits (up to 3 s) for the element, then scrolls it to the top.
+_SCROLL_SCRIPT = """<script>(function () {
+  let tries = 0;
+  const look = () => {
+    const el = window.parent.document.getElementById(%s);
+    if (el) { el.scrollIntoView({block: "start", behavior: "smooth"}); return; }
+    if (++tries < 60) setTimeout(look, 50);
+  };
+  look();
+})();</script>"""
+
+
+def show_me(element_id: str) -> None:
+    """Ask for ``element_id`` to be brought into view once this run has drawn it."""
+    st.session_state[SCROLL] = element_id
+
+
+def bring_into_view() -> None:
+    """Scroll what the user just asked to see into view, once (called by app.py after the page ran)."""
+    element_id = st.session_state.pop(SCROLL, None)
+    if element_id:
+        st.iframe(_SCROLL_SCRIPT % json.dumps(element_id), height=1)
