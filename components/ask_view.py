@@ -55,6 +55,11 @@ def render_walk(store: Store, result: AskResult, n_pages: int | None, *, narrow:
     visits = walk.trajectory
     outcome = "answered" if walk.answered else "no answer"
     strayed = " · strayed and recovered" if walk.strayed_and_recovered else (" · strayed" if walk.strayed else "")
+    if walk.tree.built_now:
+        st.caption(f"This document had no memory tree for these settings, so MemWalker built one first: "
+                   f"{walk.tree.nodes} nodes, {walk.tree.build_llm_calls} model calls"
+                   + (f" (run #{walk.tree.build_run_id})" if walk.tree.build_run_id else "")
+                   + ". Later questions reuse it.")
     st.markdown(f"**Path walked**: {len(visits)} steps · {walk.reverts} reverts · {outcome}{strayed} · "
                 f"{100 * walk.share_read:.0f}% of the text read")
     render_tree(tree, visits, key=f"walk{result.run.id}", narrow=narrow)
@@ -213,6 +218,7 @@ def render_comparison(store: Store, document: Document, results: list[AskResult]
         st.info(f"In the paper, ReadAgent with PaLM 2-L re-read pages {', '.join(map(str, paper['readagent_pages']))} "
                 f"and chose ({paper['readagent_choice']}); neural retrieval read pages "
                 f"{', '.join(map(str, paper['neural_retrieval_pages']))} and chose ({paper['neural_retrieval_choice']}).")
+    st.html('<div id="ask-answers"></div>')  # where a new answer brings the eye (pages/ask.py)
     st.subheader(md(question.text))
     st.download_button("Download report (HTML)", report_html(store, run_ids),
                        file_name=f"report-runs-{'-'.join(map(str, run_ids))}.html", mime="text/html",

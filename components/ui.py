@@ -178,8 +178,10 @@ def show_me(element_id: str) -> None:
     st.session_state[SCROLL] = element_id
 
 
-def bring_into_view() -> None:
-    """Scroll what the user just asked to see into view, once (called by app.py after the page ran)."""
-    element_id = st.session_state.pop(SCROLL, None)
+def bring_into_view(element_id: str | None = None) -> None:
+    """Scroll ``element_id`` into view now (something the page is about to draw there, such as a
+    progress line), or, without one, what the user just asked to see, once (app.py calls it after
+    the page ran)."""
+    element_id = element_id or st.session_state.pop(SCROLL, None)
     if element_id:
         st.iframe(_SCROLL_SCRIPT % json.dumps(element_id), height=1)
