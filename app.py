@@ -15,7 +15,7 @@ sys.setswitchinterval(0.001)
 
 st.set_page_config(page_title="Gist Memory Explorer", page_icon="📖", layout="wide")
 
-navigation = st.navigation([
+PAGES = [
     st.Page("pages/read.py", title="Read", icon=":material/menu_book:", default=True),
     st.Page("pages/memory.py", title="Gist memory", icon=":material/notes:"),
     st.Page("pages/ask.py", title="Ask", icon=":material/quiz:"),
@@ -23,7 +23,14 @@ navigation = st.navigation([
     st.Page("pages/evaluate.py", title="Evaluate", icon=":material/analytics:"),
     st.Page("pages/inspect.py", title="Inspect", icon=":material/rule:"),
     st.Page("pages/runs.py", title="Runs", icon=":material/history:"),
-])
+]
+# The page list is drawn here, not by Streamlit: its own list (turned off in .streamlit/config.toml) shows
+# the pages/ folder's file names ("app, ask, evaluate...") until this script has run once.
+navigation = st.navigation(PAGES, position="hidden")
+with st.sidebar.container(key="gme_nav", gap=None):
+    for page in PAGES:
+        st.page_link(page, width="stretch")
+    st.divider()
 inject_css()
 render_settings()
 restore(get_store())

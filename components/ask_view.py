@@ -234,7 +234,9 @@ def render_comparison(store: Store, document: Document, results: list[AskResult]
         st.plotly_chart(charts.words_in_context(results), width="stretch", key=f"{key}_words_chart")
     legend()
     pages_of = {r.memory.id: store.page_count(r.memory.id) for r in results if r.memory}
-    tabs = st.tabs([f"{r.run.method_label} · #{r.run.id}" for r in results], key=f"{key}_result_tab")
+    # Ask's tab is in the URL too, so a reload (or a link) opens the method that was being read.
+    tabs = st.tabs([f"{r.run.method_label} · #{r.run.id}" for r in results], key=f"{key}_result_tab",
+                   **({"bind": "query-params"} if key == "ask" else {}))
     for tab, result in zip(tabs, results):
         with tab:
             render_ask_result(store, result, n_pages=pages_of.get(result.memory.id) if result.memory else None,

@@ -7,6 +7,8 @@ Navigation works on result ids (``in_case``), so a case keeps its place when fil
 """
 from __future__ import annotations
 
+import html
+
 import pandas as pd
 import streamlit as st
 
@@ -16,7 +18,7 @@ from core.store import Store
 from core.store.records import EvalResult, Label
 
 PAGE_ROWS = 15  # rows of the case table at once: the page holding the open case
-NOTES = ("in_flash", "in_saved", "in_problem")  # said once, on the run after the callback that set them
+NOTES = ("in_flash", "in_saved", "in_problem", "in_chosen")  # said once, on the run after the callback that set them
 
 
 def init_state() -> None:
@@ -105,12 +107,14 @@ def open_anywhere(result_id: int, ids: list[int]) -> None:
     st.session_state.in_case = result_id
 
 
-def position_badge(position: int, total: int) -> None:
-    """"Case 17 of 128", pinned to the window's corner so it stays visible while scrolling."""
+def position_badge(position: int, total: int, label: str = "") -> None:
+    """"Case 17 of 128 · wrong look-up (unsaved)", pinned to the window's corner so it stays visible
+    while scrolling: a key pressed (1-9, S, arrows) always changes something in sight."""
     st.html(f'<style>.gme-position {{ position: fixed; right: 1.2rem; bottom: 1rem; z-index: 999990; '
             f'background: #212529; color: white; padding: 0.35rem 0.8rem; border-radius: 999px; '
             f'font-size: 0.85rem; font-weight: 600; box-shadow: 0 2px 6px rgba(0,0,0,.25); }}</style>'
-            f'<div class="gme-position" data-testid="gme-position">case {int(position) + 1} of {int(total)}</div>')
+            f'<div class="gme-position" data-testid="gme-position">case {int(position) + 1} of {int(total)}'
+            f'{" · " + html.escape(label) if label else ""}</div>')
 
 
 # --- labelling: a draft per case and annotator ----------------------------------------------------
@@ -147,6 +151,15 @@ def keep_draft(result_id: int, annotator: str) -> None:
 def choose_category(result_id: int, annotator: str, category: str) -> None:
     st.session_state[slot_keys(result_id, annotator)[1]] = category
     keep_draft(result_id, annotator)
+    st.session_state.in_chosen = f"Category: {category} (not saved yet: S saves it)"
+
+
+def label_state(result_id: int, annotator: str, saved: Label | None) -> str:
+    """This annotator's label of the case in a few words, for the corner badge."""
+    category = st.session_state.get(slot_keys(result_id, annotator)[1])
+    if is_unsaved(result_id, annotator, saved):
+        return f"{category} (unsaved)" if category else "unsaved note"
+    return f"saved: {saved.category}" if saved else "no label yet"
 
 
 def is_unsaved(result_id: int, annotator: str, saved: Label | None) -> bool:
@@ -172,8 +185,8 @@ def save_and_next(store: Store, result_id: int, annotator: str, ids: list[int], 
     st.session_state.get("in_drafts", {}).pop(slot, None)
     at = ids.index(result_id) if result_id in ids else -1
     following = ids[at + 1] if 0 <= at < len(ids) - 1 else result_id
-    st.session_state.in_saved = f"Saved: {category}." + (" Next case opened." if following != result_id else
-                                                        " That was the last case of the list.")
+    st.session_state.in_saved = f"Saved as “{category}”." + (" Next case opened." if following != result_id else
+                                                             " That was the last case of the list.")
     st.session_state.in_case = following
 
 

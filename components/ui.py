@@ -25,6 +25,8 @@ PAPER = "#7048e8"  # violet: pages the paper's own run re-read
 CSS = f"""
 <style>
 /* The width the window has: at 1280 px beside the sidebar the default padding left ~820 px for content. */
+.st-key-gme_nav a {{ padding-top: 0.3rem; padding-bottom: 0.3rem; }}  /* the page list, as Streamlit spaces its own */
+[data-testid="stMain"]:focus {{ outline: none; }}  /* a click on blank space is not a focus worth framing */
 [data-testid="stMainBlockContainer"] {{ padding-left: 1.5rem; padding-right: 1.5rem; padding-top: 2.5rem;
   max-width: none; }}
 .gme-legend span {{ margin-right: 1.2em; font-size: 0.85rem; }}

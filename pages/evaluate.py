@@ -10,7 +10,7 @@ from components.entry import through_app
 from components import charts
 from components.state import choose_evaluation, current_engine, engine_settings, get_store, open_evaluation
 from components.inspect_view import eval_rows
-from components.ui import error_text, md
+from components.ui import error_text, md, show_me
 from core.eval.datasets import BUNDLED, KINDS, load_dataset
 from core.errors import GistError
 from core.eval.report import (compare, eval_settings, memory_table, method_setting, results_csv, say_duration, spread,
@@ -79,6 +79,7 @@ with st.expander("New evaluation", expanded=not store.list_runs(kind="eval", lim
             request = EvalRequest(docs, methods, kind, name, int(runs), int(concurrency), params=params,
                                   limit_questions=limit_questions or None)
             st.session_state.ev_job = start_eval(store, current_engine(store), request).id
+            show_me("ev-progress")  # the progress below the form, in view
         except GistError as exc:
             st.error(error_text(exc))
 
@@ -129,6 +130,7 @@ if "resume" in st.query_params:  # from Runs: resume this evaluation here, where
 
 job = get_job(st.session_state.ev_job)
 if job is not None and job.status == RUNNING:
+    st.html('<div id="ev-progress"></div>')
     if st.button("Stop", key="ev_stop"):
         job.stop()
         job.wait(30)

@@ -67,7 +67,6 @@ if not shown:
 ids = [r.id for r in shown]
 position = view.current_position(ids)
 case = shown[position]
-view.position_badge(position, len(shown))
 
 table, current = st.columns([6, 5], gap="medium")
 
@@ -124,8 +123,12 @@ with current:
         s2.caption("Unsaved change: it stays with this case while you move around. **S** saves it.")
     elif mine:
         s2.caption(f"Your saved label: {md(mine.category)}.")
+    view.position_badge(position, len(shown), view.label_state(case.id, annotator, mine))
     if saved := view.take_note("in_saved"):
         st.success(saved)
+        st.toast(saved, icon=":material/check:")  # in sight, wherever the page is scrolled
+    if chosen := view.take_note("in_chosen"):
+        st.toast(chosen)
     if problem := view.take_note("in_problem"):
         st.error(problem)
     for label in labels:

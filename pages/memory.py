@@ -43,7 +43,7 @@ table = pd.DataFrame([{
 } for p in memory.pages])
 st.dataframe(table, hide_index=True, width="stretch", key="mem_pages_table", column_config={
     "page": st.column_config.NumberColumn("page", width=50),
-    "gist": st.column_config.TextColumn("gist", width="large"),
+    "gist": st.column_config.TextColumn("gist", width=330),  # every column fits at 1280 px
     "words": st.column_config.NumberColumn("words", width=60),
     "gist words": st.column_config.NumberColumn("gist words", width=70),
     "compression %": st.column_config.NumberColumn("compression %", width=90),

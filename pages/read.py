@@ -98,7 +98,8 @@ with upload_tab:
                               key="read_upload")
     if upload is not None and st.session_state.read_uploaded != upload.file_id:
         st.session_state.read_uploaded = upload.file_id
-        open_upload(upload, rerun=False)
+        with st.spinner(f"Reading {upload.name}…"):  # in view at once, where the file was dropped
+            open_upload(upload, rerun=False)
     if upload is not None and (current := current_document(store)) is not None and \
             current.meta.get("encoding") and current.source == upload.name:
         # No byte-order mark and not UTF-8: say which encoding was used, and let the reader choose another.
@@ -240,6 +241,8 @@ def live_build(job_id: int) -> None:
     st.progress(min(1.0, words / total),
                 text=f"{len(pages)} pages found · {gisted} gisted · {words:,} of {progress.document.words:,} words · "
                      f"{job.seconds:.1f} s")
+    if not pages:
+        st.caption("Reading the start of the text to choose the first pause point…")
     render_pages(pages, key="read_live_pages", by=model_name(progress.engine_label), follow=True)
     if job.finished and shown >= len(found):
         if job.status == DONE:

@@ -452,7 +452,7 @@ def test_inspect_labels_from_the_key_buttons_keeps_drafts_and_measures_agreement
         if key == "in_save":
             order.append(app.session_state["in_case"])
         app.button(key=key).click().run()
-    assert "Saved: pagination." in app.success[0].value and case_line(app).startswith("**Case 4 of 8**")
+    assert "Saved as “pagination”." in app.success[0].value and case_line(app).startswith("**Case 4 of 8**")
     assert [(lb.result_id, lb.category, lb.note) for lb in store.labels(eval_id)] == sorted(
         zip(order, ["gist lost the detail", "wrong look-up", "pagination"], ["the date is gone", "", ""]))
 

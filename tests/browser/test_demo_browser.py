@@ -41,7 +41,7 @@ def open_url(page: Page, server, path: str) -> None:
     """Open a link, on a server just started too (the module's first test): the page opens inside
     the app's navigation, with its settings and page names, not as a lone script."""
     page.goto(f"{server.url}/{path}")
-    expect(page.get_by_test_id("stSidebarNav")).to_contain_text("Memory tree", timeout=60_000)
+    expect(page.locator(".st-key-gme_nav")).to_contain_text("Memory tree", timeout=60_000)
     idle(page)
 
 
@@ -155,6 +155,8 @@ def test_a_reload_keeps_the_document_question_and_answers(page, demo, shot):
     rows = table.locator("tr").all_inner_texts()
     assert len(rows) == 3
     assert "runs=" in page.url and "doc=" in page.url
+    page.get_by_test_id("stTab").nth(1).click()  # GistMem's tab: the one open after the reload too
+    idle(page)
     page.reload()
     expect(page.get_by_test_id("stSidebar")).to_be_visible(timeout=30_000)
     idle(page)
@@ -162,6 +164,7 @@ def test_a_reload_keeps_the_document_question_and_answers(page, demo, shot):
     expect(page.get_by_label("Question")).to_have_value("What was Dameri’s purpose in landing on earth?")
     expect(page.locator(".gme-compare")).to_be_visible(timeout=30_000)
     assert page.locator(".gme-compare tr").all_inner_texts() == rows
+    expect(page.get_by_test_id("stTab").nth(1)).to_have_attribute("aria-selected", "true")
     shot(page, "44_ask_after_reload")
 
 

@@ -77,14 +77,30 @@ def test_no_page_is_cut_or_scrolls_sideways(page: Page, library, shot, size):
     width, height = size
     page.set_viewport_size({"width": width, "height": height})
     page.goto(f"{library.url}/?doc={library.doc}")
-    expect(page.get_by_test_id("stSidebarNav")).to_contain_text("Runs", timeout=60_000)
+    expect(page.locator(".st-key-gme_nav")).to_contain_text("Runs", timeout=60_000)
     idle(page)
     found = {}
     for n, title in enumerate(PAGES):
-        page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True).click()
+        page.locator(".st-key-gme_nav").get_by_text(title, exact=True).click()
         idle(page)
         page.wait_for_timeout(1500)  # charts and tables settle
         found[title] = page.evaluate(OVERFLOW)
         shot(page, f"6{0 if width == 1280 else 1}_{n}_{title.lower().replace(' ', '_')}_{width}")
     cut = {title: cut for title, cut in found.items() if cut}
     assert not cut, "\n".join(f"{title}: {'; '.join(what)}" for title, what in cut.items())
+
+
+def test_the_page_list_never_shows_file_names(page: Page, library):
+    """On a first load the sidebar lists the pages by their names (Read, Gist memory...) from the start,
+    never the pages/ folder's file names (app, ask, evaluate...) while the app starts."""
+    seen = set()
+    page.goto(f"{library.url}/ask?doc={library.doc}", wait_until="commit")
+    for _ in range(80):
+        listed = page.evaluate("(() => { const s = document.querySelector('[data-testid=stSidebar]');"
+                               " return s ? s.innerText : ''; })()")
+        seen.update(line.strip() for line in listed.splitlines() if line.strip())
+        if "Gist memory" in seen and "Runs" in seen:
+            break
+        page.wait_for_timeout(50)
+    assert {"Read", "Gist memory", "Memory tree", "Runs"} <= seen
+    assert not seen & {"app", "ask", "evaluate", "inspect", "memory", "read", "runs", "tree"}, seen
