@@ -12,6 +12,7 @@ import html
 import pandas as pd
 import streamlit as st
 
+from components.ui import show_me
 from core.eval import agreement as agree
 from core.eval.report import DEFAULT_CATEGORIES
 from core.store import Store
@@ -80,8 +81,12 @@ def current_position(ids: list[int]) -> int:
     return position
 
 
+CASE = "in-case"  # the open case's header: brought into view whenever another case is opened
+
+
 def go_to(result_id: int) -> None:
     st.session_state.in_case = result_id
+    show_me(CASE)
 
 
 def move(step: int, ids: list[int]) -> None:
@@ -89,10 +94,12 @@ def move(step: int, ids: list[int]) -> None:
     case = st.session_state.get("in_case")
     at = ids.index(case) if case in ids else st.session_state.get("in_pos", 0)
     st.session_state.in_case = ids[max(0, min(at + step, len(ids) - 1))]
+    show_me(CASE)
 
 
 def jump(key: str, ids: list[int]) -> None:
     st.session_state.in_case = ids[max(0, min(int(st.session_state[key]) - 1, len(ids) - 1))]
+    show_me(CASE)
 
 
 WIDEN = {"in_show": "everything", "in_labelled": "any", "in_methods": [], "in_docs": [], "in_search": ""}
@@ -105,6 +112,7 @@ def open_anywhere(result_id: int, ids: list[int]) -> None:
             st.session_state[key] = value
         st.session_state.in_flash = "The filters were widened to show every case."
     st.session_state.in_case = result_id
+    show_me(CASE)
 
 
 def position_badge(position: int, total: int, label: str = "") -> None:
@@ -188,6 +196,7 @@ def save_and_next(store: Store, result_id: int, annotator: str, ids: list[int], 
     st.session_state.in_saved = f"Saved as “{category}”." + (" Next case opened." if following != result_id else
                                                              " That was the last case of the list.")
     st.session_state.in_case = following
+    show_me(CASE)
 
 
 # --- the case table ----------------------------------------------------------------------------------

@@ -84,6 +84,7 @@ with table:
 
 # --- the open case, and labelling it ---------------------------------------------------------------
 with current:
+    st.html(f'<div id="{view.CASE}"></div>')
     st.markdown(f"**Case {position + 1} of {len(shown)}** · {md(METHODS[case.method].label)} · "
                 f"{md(titles.get(case.doc_id, case.doc_id))} · run {case.run_index + 1} · "
                 f"{md(failure_kind(case))}")

@@ -8,7 +8,7 @@ from components.pages_view import render_pages
 from components.state import current_engine, get_store, open_document, open_evaluation
 from components.timeline_view import render_build_timeline
 from components.trace_view import render_step_table
-from components.ui import error_text, md, model_name
+from components.ui import error_text, md, model_name, show_me
 from core.errors import GistError
 from core.jobs import start_job
 from core.resume import RESUMABLE, check_resumable, resume_run
@@ -69,7 +69,7 @@ def build_settings_text(params: dict) -> str:
              "chapter headings end pages" if params.get("hard_breaks", True) else "pages may cross chapter headings"]
     if params.get("conditional"):
         parts.append(f"gists written knowing the question “{params['conditional']}” (App. G.1)")
-    if params.get("concurrency"):
+    if (params.get("concurrency") or 0) > 1:
         parts.append(f"up to {params['concurrency']} model calls at once")
     if params.get("resumed"):
         parts.append("resumed")
@@ -101,7 +101,8 @@ st.dataframe(pd.DataFrame([{
 
 ids = [r.id for r in runs]
 by_id = {r.id: r for r in runs}
-run_id = st.selectbox("Open run", ids, format_func=lambda i: describe(by_id[i]), key="runs_open")
+run_id = st.selectbox("Open run", ids, format_func=lambda i: describe(by_id[i]), key="runs_open",
+                      on_change=show_me, args=("run-view",))  # the run opened is brought into view
 if by_id[run_id].kind == "eval" and by_id[run_id].results:
     grouped = store.count_eval_question_runs(run_id)
     with st.expander(f"The {grouped:,} question runs of evaluation #{run_id} (select one to open it)"):
@@ -117,6 +118,7 @@ if by_id[run_id].kind == "eval" and by_id[run_id].results:
         if picked.selection.rows:
             run_id = question_runs[picked.selection.rows[0]].id
 run = store.get_run(run_id)
+st.html('<div id="run-view"></div>')
 if run.kind in RESUMABLE and run.status in (STOPPED, INTERRUPTED, FAILED):
     st.warning(f"This {run.kind} is {run.status}: what it made is kept. Resume it to finish; replies already "
                "logged are reused, so no model call is repeated.")

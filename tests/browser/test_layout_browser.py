@@ -5,6 +5,7 @@ Each page is opened as a user reaches it, at 1280x800 and at 1920x1080. Screensh
 test-artifacts/ (60_... and 61_...)."""
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -104,3 +105,33 @@ def test_the_page_list_never_shows_file_names(page: Page, library):
         page.wait_for_timeout(50)
     assert {"Read", "Gist memory", "Memory tree", "Runs"} <= seen
     assert not seen & {"app", "ask", "evaluate", "inspect", "memory", "read", "runs", "tree"}, seen
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)], ids=["1280", "1920"])
+def test_what_was_asked_for_comes_into_view(page: Page, library, shot, size):
+    """Run on Ask: the progress is in sight at once and the answers when they land; a run chosen on Runs
+    is brought into view (the list above it is long)."""
+    width, height = size
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(f"{library.url}/ask?doc={library.doc}&ask_text=Who%20is%20Justine%3F&ask_methods=ReadAgent-P"
+              "&ask_methods=MemWalker")
+    expect(page.get_by_role("button", name="Run", exact=True)).to_be_visible(timeout=60_000)
+    idle(page)
+    page.get_by_role("button", name="Run", exact=True).click()
+    expect(page.get_by_text(re.compile(r"^(Asking 2 methods…|Answered by 2 of 2 methods)$"))).to_be_in_viewport(
+        timeout=3_000)
+    expect(page.locator(".gme-compare")).to_be_visible(timeout=60_000)
+    idle(page)
+    expect(page.get_by_role("heading", name="Who is Justine?")).to_be_in_viewport(timeout=5_000)
+    page.wait_for_timeout(500)
+    shot(page, f"62_ask_answers_in_view_{width}")
+    page.locator(".st-key-gme_nav").get_by_text("Runs", exact=True).click()
+    idle(page)
+    box = page.get_by_test_id("stSelectbox").filter(has_text="Open run").first
+    box.click()
+    page.keyboard.type("build gist memory")  # the list is long: typed to find the book's build
+    page.get_by_role("option").filter(has_text="build gist memory").first.click()
+    idle(page)
+    expect(page.get_by_role("heading", name=re.compile("^Build of"))).to_be_in_viewport(timeout=5_000)
+    page.wait_for_timeout(500)
+    shot(page, f"63_runs_opened_run_in_view_{width}")
