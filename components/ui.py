@@ -69,7 +69,10 @@ CSS = f"""
 .gme-compare td.method {{ font-weight: 600; white-space: nowrap; }}
 .gme-compare td.answer {{ min-width: 12rem; white-space: pre-wrap; }}
 .gme-compare tr.correct td.answer {{ background: {REREAD_BG}; }}
-.gme-steps td:not(.num) {{ text-align: left !important; white-space: normal !important; }}
+.gme-steps {{ width: 100%; border-collapse: collapse; font-size: 0.88rem; }}
+.gme-steps th {{ text-align: left; font-weight: 600; border-bottom: 2px solid #dee2e6; padding: 0.3rem 0.45rem; }}
+.gme-steps td {{ padding: 0.35rem 0.45rem; border-bottom: 1px solid #e9ecef; vertical-align: top; overflow-wrap: anywhere; }}
+.gme-steps td.node {{ font-weight: 600; white-space: nowrap; }} .gme-steps tr.revert td {{ color: #c92a2a; }}
 .gme-answer {{ font-size: 1.05rem; padding: 0.6rem 0.8rem; border-radius: 6px; background: #f1f3f5;
   white-space: pre-wrap; }}
 </style>

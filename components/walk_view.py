@@ -45,12 +45,12 @@ def render_tree(tree: MemoryTree, visits: list[Visit] | None, *, key: str, level
 def walk_steps_html(tree: MemoryTree, visits: list[Visit]) -> str:
     """Each step of the walk: where it was, what it was shown, what it did and why (wraps: never cut)."""
     rows = "".join(
-        f'<tr class="{"revert" if v.move == "revert" else ""}"><td class="num">{n}</td>'
-        f'<td class="method">{esc(node_label(tree, v.node))}</td><td>{esc(v.kind)}</td>'
+        f'<tr class="{"revert" if v.move == "revert" else ""}"><td>{n}</td>'
+        f'<td class="node">{esc(node_label(tree, v.node))}</td><td>{esc(v.kind)}</td>'
         f'<td>{esc(v.move)}{" to " + esc(node_label(tree, v.to)) if v.to is not None else ""}</td>'
-        f'<td class="answer">{esc(v.reasoning)}</td></tr>'
+        f'<td>{esc(v.reasoning)}</td></tr>'
         for n, v in enumerate(visits, 1))
-    return ('<table class="gme-compare gme-steps"><thead><tr><th>#</th><th>node</th><th>shown</th><th>move</th>'
+    return ('<table class="gme-steps"><thead><tr><th>#</th><th>node</th><th>shown</th><th>move</th>'
             f'<th>reasoning</th></tr></thead><tbody>{rows}</tbody></table>')
 
 

@@ -73,7 +73,7 @@ def test_off_course_sample_shows_the_papers_memory_and_answers_the_papers_questi
     expect(reread.first).to_be_visible()
     assert 1 <= reread.count() <= 5
     assert page.locator(".gme-strip").first.locator(".gme-cell").count() == 8  # ours; the paper's strip follows
-    assert page.locator(".gme-cell.paper").count() == 2  # the paper's ReadAgent re-read pages 5 and 6
+    expect(page.locator(".gme-cell.paper")).to_have_count(2)  # the paper's ReadAgent re-read pages 5 and 6
     expect(page.get_by_text("In the paper, ReadAgent with PaLM 2-L re-read pages 5, 6")).to_be_visible()
     page.get_by_text("Context sent to the model for the answer").click()
     expect(page.locator(".gme-ctx.raw").first).to_be_visible()
