@@ -45,7 +45,7 @@ def context_html(context: str, expanded: list[int]) -> str:
     return "".join(out)
 
 
-def render_walk(store: Store, result: AskResult, n_pages: int | None) -> None:
+def render_walk(store: Store, result: AskResult, n_pages: int | None, *, narrow: bool = False) -> None:
     """MemWalker: the path walked, drawn on its tree (the view Memory tree shows), and each step."""
     from components.walk_view import render_tree, render_walk_steps
     from core.methods.memwalker.tree import load_tree
@@ -55,13 +55,18 @@ def render_walk(store: Store, result: AskResult, n_pages: int | None) -> None:
     visits = walk.trajectory
     outcome = "answered" if walk.answered else "no answer"
     strayed = " · strayed and recovered" if walk.strayed_and_recovered else (" · strayed" if walk.strayed else "")
+    if walk.tree.built_now:
+        st.caption(f"This document had no memory tree for these settings, so MemWalker built one first: "
+                   f"{walk.tree.nodes} nodes, {walk.tree.build_llm_calls} model calls"
+                   + (f" (run #{walk.tree.build_run_id})" if walk.tree.build_run_id else "")
+                   + ". Later questions reuse it.")
     st.markdown(f"**Path walked**: {len(visits)} steps · {walk.reverts} reverts · {outcome}{strayed} · "
                 f"{100 * walk.share_read:.0f}% of the text read")
-    render_tree(tree, visits, key=f"walk{result.run.id}", height=460)
+    render_tree(tree, visits, key=f"walk{result.run.id}", narrow=narrow)
     render_walk_steps(tree, visits)
 
 
-def render_notes(store: Store, result: AskResult, n_pages: int | None) -> None:
+def render_notes(store: Store, result: AskResult, n_pages: int | None, *, narrow: bool = False) -> None:
     """Segment+: one note per segment, kept or removed by the filter, then merged."""
     import pandas as pd
 
@@ -103,7 +108,7 @@ def dropped_for_room(steps: list[StepTrace]) -> list[tuple[list[int], str]]:
 
 def render_pages_reread(order: str):
     """ReadAgent's look-ups and the retrievals: the pages re-read on a strip of the whole document."""
-    def render(store: Store, result: AskResult, n_pages: int | None) -> None:
+    def render(store: Store, result: AskResult, n_pages: int | None, *, narrow: bool = False) -> None:
         if n_pages:
             st.markdown(f"**Pages re-read** ({order})")
             st.html(page_strip_html(n_pages, result.reading.pages_looked_up))
@@ -113,7 +118,8 @@ def render_pages_reread(order: str):
 
 
 # How each method's details are drawn, by their kind (``Details.kind``); a new method adds one entry.
-DETAIL_VIEWS: dict[str, Callable[[Store, AskResult, int | None], None]] = {
+# Each takes the store, the result, the document's page count and ``narrow`` (drawn in half the width).
+DETAIL_VIEWS: dict[str, Callable[..., None]] = {
     "walk": render_walk,
     "notes": render_notes,
     "lookup": render_pages_reread("in look-up order"),
@@ -159,10 +165,11 @@ def comparison_html(results: list[AskResult], gold: dict | None = None) -> str:
 
 
 def render_ask_result(store: Store, result: AskResult, *, n_pages: int | None, gold: dict | None = None,
-                      key: str, compact: bool = False, paper: dict | None = None) -> None:
+                      key: str, compact: bool = False, paper: dict | None = None, narrow: bool = False) -> None:
     """One method's answer in full: who answered, the answer, its figures, what it read (the page
     strip, the walk or the notes), the paper's own look-ups beside ours, the context sent (once)
-    and the trace. ``compact``: the answer and figures are already in a comparison table above."""
+    and the trace. ``compact``: the answer and figures are already in a comparison table above; ``narrow``:
+    drawn in half the page's width (two answers side by side)."""
     run, read, used = result.run, result.reading, result.usage
     st.markdown(f"#### {md(run.method_label)}")
     st.caption(f"Look-ups and answer: {md(run.engine_label)}"
@@ -179,14 +186,14 @@ def render_ask_result(store: Store, result: AskResult, *, n_pages: int | None, g
             st.caption("Reference answer: " + md(" / ".join(gold["answers"])))
     tokens = (f"{used.cached_calls} replayed from the cache; {used.input_tokens:,} input and "
               f"{used.output_tokens:,} output tokens")
-    c1, c2, c3, c4 = st.columns(4)
-    c1.metric("Words in context", f"{read.words_in_context:,}")
-    c2.metric("Compression rate", f"{read.compression_rate:.1f}%")
-    c3.metric("Pages re-read", read.lookups)
-    c4.metric("Model calls", used.llm_calls, help=tokens)
+    figures = st.container(horizontal=True, gap="large")  # wraps when the column is narrow (Inspect, side by side)
+    figures.metric("Words in context", f"{read.words_in_context:,}", width="content")
+    figures.metric("Compression rate", f"{read.compression_rate:.1f}%", width="content")
+    figures.metric("Pages re-read", read.lookups, width="content")
+    figures.metric("Model calls", used.llm_calls, help=tokens, width="content")
     view = DETAIL_VIEWS.get(result.details.kind)
     if view is not None:
-        view(store, result, n_pages)
+        view(store, result, n_pages, narrow=narrow)
     render_paper_pages(result, n_pages, paper)
     with st.expander("Context sent to the model for the answer", expanded=False):
         st.html(context_html(read.context, read.expanded))
@@ -211,6 +218,7 @@ def render_comparison(store: Store, document: Document, results: list[AskResult]
         st.info(f"In the paper, ReadAgent with PaLM 2-L re-read pages {', '.join(map(str, paper['readagent_pages']))} "
                 f"and chose ({paper['readagent_choice']}); neural retrieval read pages "
                 f"{', '.join(map(str, paper['neural_retrieval_pages']))} and chose ({paper['neural_retrieval_choice']}).")
+    st.html('<div id="ask-answers"></div>')  # where a new answer brings the eye (pages/ask.py)
     st.subheader(md(question.text))
     st.download_button("Download report (HTML)", report_html(store, run_ids),
                        file_name=f"report-runs-{'-'.join(map(str, run_ids))}.html", mime="text/html",
@@ -226,7 +234,9 @@ def render_comparison(store: Store, document: Document, results: list[AskResult]
         st.plotly_chart(charts.words_in_context(results), width="stretch", key=f"{key}_words_chart")
     legend()
     pages_of = {r.memory.id: store.page_count(r.memory.id) for r in results if r.memory}
-    tabs = st.tabs([f"{r.run.method_label} · #{r.run.id}" for r in results], key=f"{key}_result_tab")
+    # Ask's tab is in the URL too, so a reload (or a link) opens the method that was being read.
+    tabs = st.tabs([f"{r.run.method_label} · #{r.run.id}" for r in results], key=f"{key}_result_tab",
+                   **({"bind": "query-params"} if key == "ask" else {}))
     for tab, result in zip(tabs, results):
         with tab:
             render_ask_result(store, result, n_pages=pages_of.get(result.memory.id) if result.memory else None,

@@ -157,9 +157,10 @@ def build_timeline(spans, title: str = "Model calls over time") -> go.Figure:
                            "+%{customdata[1]:.2f} s<br>%{customdata[2]} in · %{customdata[3]} out tokens"
                            "<extra></extra>")))
     lanes = 1 + max((s.lane for s in spans), default=0)
-    fig.update_layout(barmode="overlay", height=min(560, 150 + 18 * lanes), margin=dict(l=10, r=10, t=40, b=10),
-                      title=title, xaxis_title="seconds from the first call", yaxis_title="lane",
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1),
+    # The title on the first line, the legend on its own line under it, above the bars: never on each other.
+    fig.update_layout(barmode="overlay", height=min(580, 175 + 18 * lanes), margin=dict(l=10, r=10, t=72, b=10),
+                      title=dict(text=title, y=0.98, yanchor="top"), xaxis_title="seconds from the first call",
+                      yaxis_title="lane", legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0),
                       legend_title_text="", bargap=0.1)
     fig.update_yaxes(autorange="reversed", tickmode="linear", tick0=0, dtick=max(1, lanes // 8),
                      range=[lanes - 0.5, -0.5])

@@ -7,16 +7,19 @@ Navigation works on result ids (``in_case``), so a case keeps its place when fil
 """
 from __future__ import annotations
 
+import html
+
 import pandas as pd
 import streamlit as st
 
+from components.ui import show_me
 from core.eval import agreement as agree
 from core.eval.report import DEFAULT_CATEGORIES
 from core.store import Store
 from core.store.records import EvalResult, Label
 
 PAGE_ROWS = 15  # rows of the case table at once: the page holding the open case
-NOTES = ("in_flash", "in_saved", "in_problem")  # said once, on the run after the callback that set them
+NOTES = ("in_flash", "in_saved", "in_problem", "in_chosen")  # said once, on the run after the callback that set them
 
 
 def init_state() -> None:
@@ -78,8 +81,12 @@ def current_position(ids: list[int]) -> int:
     return position
 
 
+CASE = "in-case"  # the open case's header: brought into view whenever another case is opened
+
+
 def go_to(result_id: int) -> None:
     st.session_state.in_case = result_id
+    show_me(CASE)
 
 
 def move(step: int, ids: list[int]) -> None:
@@ -87,10 +94,12 @@ def move(step: int, ids: list[int]) -> None:
     case = st.session_state.get("in_case")
     at = ids.index(case) if case in ids else st.session_state.get("in_pos", 0)
     st.session_state.in_case = ids[max(0, min(at + step, len(ids) - 1))]
+    show_me(CASE)
 
 
 def jump(key: str, ids: list[int]) -> None:
     st.session_state.in_case = ids[max(0, min(int(st.session_state[key]) - 1, len(ids) - 1))]
+    show_me(CASE)
 
 
 WIDEN = {"in_show": "everything", "in_labelled": "any", "in_methods": [], "in_docs": [], "in_search": ""}
@@ -103,14 +112,17 @@ def open_anywhere(result_id: int, ids: list[int]) -> None:
             st.session_state[key] = value
         st.session_state.in_flash = "The filters were widened to show every case."
     st.session_state.in_case = result_id
+    show_me(CASE)
 
 
-def position_badge(position: int, total: int) -> None:
-    """"Case 17 of 128", pinned to the window's corner so it stays visible while scrolling."""
+def position_badge(position: int, total: int, label: str = "") -> None:
+    """"Case 17 of 128 · wrong look-up (unsaved)", pinned to the window's corner so it stays visible
+    while scrolling: a key pressed (1-9, S, arrows) always changes something in sight."""
     st.html(f'<style>.gme-position {{ position: fixed; right: 1.2rem; bottom: 1rem; z-index: 999990; '
             f'background: #212529; color: white; padding: 0.35rem 0.8rem; border-radius: 999px; '
             f'font-size: 0.85rem; font-weight: 600; box-shadow: 0 2px 6px rgba(0,0,0,.25); }}</style>'
-            f'<div class="gme-position" data-testid="gme-position">case {int(position) + 1} of {int(total)}</div>')
+            f'<div class="gme-position" data-testid="gme-position">case {int(position) + 1} of {int(total)}'
+            f'{" · " + html.escape(label) if label else ""}</div>')
 
 
 # --- labelling: a draft per case and annotator ----------------------------------------------------
@@ -147,6 +159,15 @@ def keep_draft(result_id: int, annotator: str) -> None:
 def choose_category(result_id: int, annotator: str, category: str) -> None:
     st.session_state[slot_keys(result_id, annotator)[1]] = category
     keep_draft(result_id, annotator)
+    st.session_state.in_chosen = f"Category: {category} (not saved yet: S saves it)"
+
+
+def label_state(result_id: int, annotator: str, saved: Label | None) -> str:
+    """This annotator's label of the case in a few words, for the corner badge."""
+    category = st.session_state.get(slot_keys(result_id, annotator)[1])
+    if is_unsaved(result_id, annotator, saved):
+        return f"{category} (unsaved)" if category else "unsaved note"
+    return f"saved: {saved.category}" if saved else "no label yet"
 
 
 def is_unsaved(result_id: int, annotator: str, saved: Label | None) -> bool:
@@ -172,9 +193,10 @@ def save_and_next(store: Store, result_id: int, annotator: str, ids: list[int], 
     st.session_state.get("in_drafts", {}).pop(slot, None)
     at = ids.index(result_id) if result_id in ids else -1
     following = ids[at + 1] if 0 <= at < len(ids) - 1 else result_id
-    st.session_state.in_saved = f"Saved: {category}." + (" Next case opened." if following != result_id else
-                                                        " That was the last case of the list.")
+    st.session_state.in_saved = f"Saved as “{category}”." + (" Next case opened." if following != result_id else
+                                                             " That was the last case of the list.")
     st.session_state.in_case = following
+    show_me(CASE)
 
 
 # --- the case table ----------------------------------------------------------------------------------
@@ -191,14 +213,16 @@ def case_table(rows: list[dict], *, key: str, on_open) -> None:
 
     st.dataframe(frame, key=key, on_select=opened, selection_mode="single-row", hide_index=True, width="stretch",
                  height=38 + 35 * max(1, len(rows)),
-                 column_order=["", "#", "failure", "method", "labels", "question", "gold", "prediction", "document",
-                               "run", "result"],
-                 column_config={"": st.column_config.TextColumn("", width=24),
+                 # What fits beside the case at 1280 px; the gold answer, the prediction, the document and the
+                 # run are in the case's own header.
+                 column_order=["", "#", "failure", "method", "labels", "question"],
+                 # Sized to fit the table's half of the page at 1280 px: the question takes what is left.
+                 column_config={"": st.column_config.TextColumn("", width=22),
                                 "#": st.column_config.NumberColumn("#", width=44),
-                                "failure": st.column_config.TextColumn("failure", width=72),
-                                "method": st.column_config.TextColumn("method", width=92),
-                                "labels": st.column_config.TextColumn("labels", width=150),
-                                "question": st.column_config.TextColumn("question", width="large"),
+                                "failure": st.column_config.TextColumn("failure", width=62),
+                                "method": st.column_config.TextColumn("method", width=88),
+                                "labels": st.column_config.TextColumn("labels", width=70),
+                                "question": st.column_config.TextColumn("question", width=140),
                                 "result": st.column_config.NumberColumn("result id", width="small")})
 
 

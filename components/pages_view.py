@@ -9,12 +9,13 @@ from typing import Sequence
 import plotly.graph_objects as go
 import streamlit as st
 
-from components.ui import GIST, RAW, esc, md, offline_tag, who
+from components.ui import GIST, RAW, esc, md, offline_tag, show_me, who
 from core.methods.base import compression_rate
 from core.store.records import Page
 from core.text.search import find_spans, search_pages
 
 MATCHES_LISTED = 20
+FOLLOW_WORDS = 120  # of each page while a build runs
 
 
 def marked(text: str, spans: list[tuple[int, int]] | tuple = ()) -> str:
@@ -32,14 +33,28 @@ def reading_text(page: Page) -> str:
     return page.text.replace("\n", "\n\n")
 
 
+def opening(text: str, words: int) -> str:
+    """The first ``words`` words of ``text`` (its paragraphs kept), with "…" when there is more."""
+    kept, count = [], 0
+    for paragraph in text.split("\n\n"):
+        n = len(paragraph.split())
+        if count + n > words:
+            kept.append(" ".join(paragraph.split()[:max(0, words - count)]) + " …")
+            break
+        kept.append(paragraph)
+        count += n
+    return "\n\n".join(kept)
+
+
 def pages_html(pages: Sequence[Page], first: int, last: int, by: str = "", pending: str = "gist on its way…",
-               query: str = "", target: int | None = None) -> str:
+               query: str = "", target: int | None = None, words: int | None = None) -> str:
     """Pages ``first``..``last`` (inclusive indexes into ``pages``) as one HTML block; matches of
-    ``query`` marked, page ``target`` outlined."""
+    ``query`` marked, page ``target`` outlined; ``words``: only each page's opening words (while a
+    build runs, so a page is drawn the moment it is decided)."""
     out = []
     for i in range(first, min(last, len(pages) - 1) + 1):
         p = pages[i]
-        text = reading_text(p)
+        text = reading_text(p) if words is None else opening(reading_text(p), words)
         raw = marked(text, find_spans(text, query))
         if p.gist:
             offline = offline_tag() if p.gist_by == "offline" else ""
@@ -65,13 +80,18 @@ def page_navigator(texts: list[tuple[str, str]], *, key: str, per_view: int,
     ``per_view`` pages. Returns the first page to show, the page gone to (or None) and the query.
     ``linked`` is a page a link asked for, gone to once."""
     n = len(texts)
-    target_key, goto_key = f"{key}_target", f"{key}_goto"
+    target_key, goto_key, note_key = f"{key}_target", f"{key}_goto", f"{key}_note"
 
     def go(page: int) -> None:
-        page = max(0, min(n - 1, int(page)))
+        asked = int(page)
+        page = max(0, min(n - 1, asked))
+        if page != asked:
+            st.session_state[note_key] = (f"There is no page {asked}: this memory has pages 0–{n - 1}. "
+                                          f"Showing page {page}.")
         st.session_state[key] = page - page % per_view
         st.session_state[target_key] = page
         st.session_state[goto_key] = page
+        show_me(f"page-{page}")  # brought into view once it is drawn
 
     if st.session_state.get(goto_key, 0) > n - 1:  # another memory, with fewer pages, since
         st.session_state[goto_key] = n - 1
@@ -80,11 +100,14 @@ def page_navigator(texts: list[tuple[str, str]], *, key: str, per_view: int,
     if linked is not None and 0 <= linked < n and target_key not in st.session_state:
         go(linked)
     c1, c2, c3 = st.columns([1, 0.5, 3], vertical_alignment="bottom")
-    c1.number_input(f"Go to page (0–{n - 1})", 0, n - 1, key=goto_key, step=1,
+    # No upper bound on the field: a page past the end is said so, not just outlined in red.
+    c1.number_input(f"Go to page (0–{n - 1})", 0, None, key=goto_key, step=1,
                     on_change=lambda: go(st.session_state[goto_key]))
     c2.button("Go", key=f"{key}_go", on_click=lambda: go(st.session_state[goto_key]))
     query = c3.text_input("Search the text and the gists", key=f"{key}_search",
                           placeholder="a name, a place, a phrase…").strip()
+    if st.session_state.get(note_key):
+        st.warning(st.session_state.pop(note_key))
     if query:
         result = search_pages(texts, query, limit=MATCHES_LISTED)
         if not result.matches:
@@ -123,13 +146,14 @@ def render_pages(pages: Sequence[Page], *, key: str, by: str = "", follow: bool 
     if follow:
         first = max(0, n - per_view)
         if first:
-            st.caption(f"Showing the newest pages ({first}–{n - 1} of {n}).")
-        st.html(pages_html(pages, first, first + per_view - 1, by, pending))
+            st.caption(f"The newest pages ({first}–{n - 1} of {n}), each page's opening; the whole text of every "
+                       "page is shown when the build ends.")
+        st.html(pages_html(pages, first, first + per_view - 1, by, pending, words=FOLLOW_WORDS))
         return None
     texts = [(reading_text(p), p.gist) for p in pages]
     first, target, query = page_navigator(texts, key=key, per_view=per_view, linked=linked)
     if target is not None:
-        st.caption(f"Page {target} is outlined below.")
+        st.caption(f"Page {target} is outlined, brought into view.")
     st.html(pages_html(pages, first, first + per_view - 1, by, pending, query=query, target=target))
     return target
 

@@ -1,5 +1,6 @@
-"""MemWalker's memory tree: an interactive graph (pyvis, inline so it works offline) and an
-icicle or sunburst of the whole tree, each with the path a walk took drawn on it.
+"""MemWalker's memory tree to explore: an interactive graph (pyvis, inline so it works offline) and an
+icicle or sunburst of the whole tree, each with the path a walk took drawn on it. The walk itself is
+drawn for reading by ``core.methods.memwalker.drawing`` (an SVG, the same in the report).
 
 What the graph draws (``graph_elements``): every node within ``levels`` levels below the root,
 and whatever the size, every node a walk visited, its ancestors and the children it was shown
@@ -16,18 +17,15 @@ from __future__ import annotations
 import html
 import re
 import textwrap
-from dataclasses import dataclass, field
 
 import plotly.graph_objects as go
 from pyvis.network import Network
 
 from components.ui import GIST, GIST_BG, RAW, RAW_BG, REREAD
+from core.methods.memwalker.drawing import ANSWERED, COLLAPSED, REVERT, WalkMarks, node_label, visible_nodes
 from core.methods.memwalker.tree import MemoryTree
 from core.methods.memwalker.walk import Visit
 
-REVERT = "#e03131"
-ANSWERED = "#1b4332"
-COLLAPSED = "#dee2e6"
 ZWSP = "\u200b"
 
 
@@ -38,57 +36,6 @@ def _title(text: str) -> str:
 def _wrap(text: str, width: int = 70, limit: int = 900) -> str:
     text = text if len(text) <= limit else text[:limit] + "…"
     return "\n".join(textwrap.wrap(text, width)) or "(no summary)"
-
-
-def node_label(tree: MemoryTree, node_id: int) -> str:
-    node = tree.node(node_id)
-    if node_id == tree.root.id:
-        return "root"
-    return f"leaf {node.index}" if node.is_leaf else f"L{node.level}·{node.index}"
-
-
-def depth_of(tree: MemoryTree) -> int:
-    """Levels below the root (a root with leaves for children: 1)."""
-    return tree.root.level - 1
-
-
-@dataclass
-class WalkMarks:
-    """A walk's trajectory, as the drawings need it."""
-    order: dict[int, list[int]] = field(default_factory=dict)  # node -> the steps (1-based) it was visited at
-    reverts: list[tuple[int, int, int]] = field(default_factory=list)  # (step, from node, to its parent)
-    answered_at: int | None = None
-    shown: set[int] = field(default_factory=set)  # children offered at a triage step
-
-    @classmethod
-    def of(cls, visits: list[Visit] | None) -> "WalkMarks":
-        marks = cls()
-        for n, v in enumerate(visits or [], 1):
-            marks.order.setdefault(v.node, []).append(n)
-            if v.move == "revert" and v.to is not None:
-                marks.reverts.append((n, v.node, v.to))
-            if v.move == "answer":
-                marks.answered_at = v.node
-            marks.shown.update(v.shown)
-        return marks
-
-
-def visible_nodes(tree: MemoryTree, visits: list[Visit] | None = None, levels: int | None = None) -> set[int]:
-    """The nodes drawn: those at most ``levels`` levels below the root (all when ``None``), every
-    node visited with its ancestors, and the children each triage step offered."""
-    top = tree.root.level
-    keep = {n.id for n in tree.nodes if levels is None or top - n.level <= levels}
-    marks = WalkMarks.of(visits)
-    for node_id in set(marks.order) | (marks.shown & {n.id for n in tree.nodes}):
-        while node_id is not None and node_id not in keep:
-            keep.add(node_id)
-            node_id = tree.node(node_id).parent
-    for node_id in list(marks.order):  # the ancestors of nodes already kept (the loop stops at the first)
-        parent = tree.node(node_id).parent
-        while parent is not None:
-            keep.add(parent)
-            parent = tree.node(parent).parent
-    return keep
 
 
 def _below(tree: MemoryTree, node_id: int) -> int:
@@ -115,7 +62,7 @@ def graph_elements(tree: MemoryTree, visits: list[Visit] | None = None,
         title = f"{kind} · paragraphs {node.start}–{node.end - 1}\n\n{_wrap(node.summary)}"
         nodes.append(dict(id=node.id, label=label, title=_title(title), level=top - node.level, shape="box",
                           color={"background": color, "border": ANSWERED if answered else color},
-                          borderWidth=5 if answered else 1, font={"color": "white", "size": 14 if steps else 12}))
+                          borderWidth=5 if answered else 1, font={"color": "white", "size": 18 if steps else 16}))
         hidden = [c for c in node.children if c not in shown]
         if hidden and not steps:  # a node the walk did not enter: its hidden children are counted on it
             nodes[-1]["label"] += f"\n▸ +{len(hidden)}"
@@ -128,7 +75,7 @@ def graph_elements(tree: MemoryTree, visits: list[Visit] | None = None,
                 title=f"{len(hidden)} children not on the walk ({total} nodes with what is below them), "
                       f"{node_label(tree, first.id)} … {node_label(tree, last.id)}. "
                       "Draw more levels, or use the icicle, to see them.",
-                color={"background": COLLAPSED, "border": "#adb5bd"}, font={"color": "#495057", "size": 12}))
+                color={"background": COLLAPSED, "border": "#adb5bd"}, font={"color": "#343a40", "size": 16}))
             edges.append(dict(source=node.id, to=f"more-{node.id}", color="#ced4da", width=1, dashes=True))
     for node in tree.nodes:
         if node.parent is not None and node.id in shown and node.parent in shown:
@@ -138,7 +85,7 @@ def graph_elements(tree: MemoryTree, visits: list[Visit] | None = None,
     for step, child, parent in marks.reverts:
         if child in shown and parent in shown:
             edges.append(dict(source=child, to=parent, color=REVERT, dashes=True, width=2,
-                              label=f"revert #{step}", font={"color": REVERT, "size": 11}))
+                              label=f"revert #{step}", font={"color": REVERT, "size": 16}))
     return nodes, edges
 
 

@@ -6,6 +6,7 @@ is put in HTML; Markdown is only used for our own words.
 from __future__ import annotations
 
 import html
+import json
 import re
 
 import streamlit as st
@@ -23,10 +24,15 @@ PAPER = "#7048e8"  # violet: pages the paper's own run re-read
 
 CSS = f"""
 <style>
+/* The width the window has: at 1280 px beside the sidebar the default padding left ~820 px for content. */
+.st-key-gme_nav a {{ padding-top: 0.3rem; padding-bottom: 0.3rem; }}  /* the page list, as Streamlit spaces its own */
+[data-testid="stMain"]:focus {{ outline: none; }}  /* a click on blank space is not a focus worth framing */
+[data-testid="stMainBlockContainer"] {{ padding-left: 1.5rem; padding-right: 1.5rem; padding-top: 2.5rem;
+  max-width: none; }}
 .gme-legend span {{ margin-right: 1.2em; font-size: 0.85rem; }}
 .gme-swatch {{ display: inline-block; width: 0.9em; height: 0.9em; border-radius: 2px; vertical-align: -1px;
   margin-right: 0.35em; }}
-.gme-page {{ display: grid; grid-template-columns: 3fr 2fr; gap: 0.8rem; margin: 0.2rem 0; }}
+.gme-page {{ scroll-margin-top: 1rem; display: grid; grid-template-columns: 3fr 2fr; gap: 0.8rem; margin: 0.2rem 0; }}
 .gme-raw {{ background: {RAW_BG}; border-left: 4px solid {RAW}; padding: 0.5rem 0.7rem; max-height: 16rem;
   overflow-y: auto; white-space: pre-wrap; font-size: 0.88rem; line-height: 1.45; border-radius: 4px; }}
 .gme-gist {{ background: {GIST_BG}; border-left: 4px solid {GIST}; padding: 0.5rem 0.7rem; font-size: 0.9rem;
@@ -63,6 +69,10 @@ CSS = f"""
 .gme-compare td.method {{ font-weight: 600; white-space: nowrap; }}
 .gme-compare td.answer {{ min-width: 12rem; white-space: pre-wrap; }}
 .gme-compare tr.correct td.answer {{ background: {REREAD_BG}; }}
+.gme-steps {{ width: 100%; border-collapse: collapse; font-size: 0.88rem; }}
+.gme-steps th {{ text-align: left; font-weight: 600; border-bottom: 2px solid #dee2e6; padding: 0.3rem 0.45rem; }}
+.gme-steps td {{ padding: 0.35rem 0.45rem; border-bottom: 1px solid #e9ecef; vertical-align: top; overflow-wrap: anywhere; }}
+.gme-steps td.node {{ font-weight: 600; white-space: nowrap; }} .gme-steps tr.revert td {{ color: #c92a2a; }}
 .gme-answer {{ font-size: 1.05rem; padding: 0.6rem 0.8rem; border-radius: 6px; background: #f1f3f5;
   white-space: pre-wrap; }}
 </style>
@@ -131,6 +141,13 @@ def written_by(outcome: str, by: str = "") -> str:
             "re-asked": f"written by {by or 'the model'} after a re-ask"}.get(outcome or "", outcome or "")
 
 
+def short_who(outcome: str, by: str = "") -> str:
+    """Who made a decision, in the fewest words (a table's cell): the model's name, "offline engine"..."""
+    return {"offline": "offline engine", "fallback": "fallback", "paper": "the paper (PaLM 2-L)",
+            "rule": "end of text", "model": by or "the model",
+            "re-asked": f"{by or 'the model'}, re-asked"}.get(outcome or "", outcome or "")
+
+
 def model_name(engine_label: str) -> str:
     """"gpt-4o at https://..." -> "gpt-4o"."""
     return (engine_label or "").split(" at ")[0]
@@ -146,3 +163,30 @@ def error_text(exc: BaseException, labels: dict[str, str] | None = None) -> str:
     if isinstance(exc, GistError):  # messages can quote a server or a document: shown literally
         return md(exc.for_app({**SIDEBAR_LABELS, **(labels or {})}))
     return md(f"Something went wrong ({type(exc).__name__}: {exc}). The run's trace keeps the details.")
+
+
+SCROLL = "app_scroll_to"  # the element id of what a user just asked to see (a page, a case, a run)
+# Runs in a frame of this same origin: waits (up to 3 s) for the element, then scrolls it to the top.
+_SCROLL_SCRIPT = """<script>(function () {
+  let tries = 0;
+  const look = () => {
+    const el = window.parent.document.getElementById(%s);
+    if (el) { el.scrollIntoView({block: "start", behavior: "smooth"}); return; }
+    if (++tries < 60) setTimeout(look, 50);
+  };
+  look();
+})();</script>"""
+
+
+def show_me(element_id: str) -> None:
+    """Ask for ``element_id`` to be brought into view once this run has drawn it."""
+    st.session_state[SCROLL] = element_id
+
+
+def bring_into_view(element_id: str | None = None) -> None:
+    """Scroll ``element_id`` into view now (something the page is about to draw there, such as a
+    progress line), or, without one, what the user just asked to see, once (app.py calls it after
+    the page ran)."""
+    element_id = element_id or st.session_state.pop(SCROLL, None)
+    if element_id:
+        st.iframe(_SCROLL_SCRIPT % json.dumps(element_id), height=1)

@@ -22,7 +22,8 @@ from typing import Callable, Iterable
 
 from core.errors import GistError
 from core.methods.ask import AskResult, load_ask
-from core.methods.memwalker.walk import Visit
+from core.methods.memwalker.drawing import legend_html, node_label, walk_svg
+from core.methods.memwalker.tree import load_tree
 from core.prompts import LETTERS
 from core.samples import find_question, paper_lookup
 from core.store import Store
@@ -116,71 +117,26 @@ def context_block(context: str, expanded: Iterable[int]) -> str:
     return "".join(out)
 
 
-def walk_svg(trajectory: list[Visit], labels: dict[int, str], levels: dict[int, int], width: int = 760) -> str:
-    """The nodes a MemWalker walk visited, by level (root on top), joined in visit order;
-    reverts are red, the node answered from is ringed."""
-    if not trajectory:
-        return ""
-    nodes = []
-    for v in trajectory:
-        for n in (v.node, v.to):
-            if n is not None and n not in nodes:
-                nodes.append(n)
-    top = max(levels.get(n, 1) for n in nodes)
-    rows: dict[int, list[int]] = {}
-    for n in nodes:
-        rows.setdefault(levels.get(n, 1), []).append(n)
-    row_h = 70
-    height = row_h * top + 20
-    pos = {}
-    for level, members in rows.items():
-        for k, n in enumerate(sorted(members)):
-            pos[n] = (int(width * (k + 1) / (len(members) + 1)), 30 + row_h * (top - level))
-    lines, circles = [], []
-    for v in trajectory:
-        if v.to is None:
-            continue
-        (x1, y1), (x2, y2) = pos[v.node], pos[v.to]
-        revert = v.move == "revert"
-        dash = ' stroke-dasharray="5,4"' if revert else ""
-        lines.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{REVERT if revert else REREAD}" '
-                     f'stroke-width="2.5"{dash}/>')
-    answered = {v.node for v in trajectory if v.move == "answer"}
-    for n, (x, y) in pos.items():
-        ring = f' stroke="{REREAD}" stroke-width="4"' if n in answered else f' stroke="{GIST}" stroke-width="1.5"'
-        circles.append(f'<circle cx="{x}" cy="{y}" r="20" fill="{GIST_BG}"{ring}><title>{esc(labels.get(n, n))}'
-                       f'</title></circle><text x="{x}" y="{y + 4}" font-size="10" text-anchor="middle">'
-                       f'{esc(labels.get(n, n))}</text>')
-    return (f'<svg width="{width}" height="{height}" role="img" '
-            f'aria-label="MemWalker walk">{"".join(lines)}{"".join(circles)}</svg>')
-
-
 def _walk(store: Store, result: AskResult) -> str:
     walk = result.details
-    levels: dict[int, int] = {}
-    labels: dict[int, str] = {}
     try:
-        from core.methods.memwalker.tree import load_tree
         tree = load_tree(store, walk.tree.tree_id)
-        for node in tree.nodes:
-            levels[node.id] = node.level
-            labels[node.id] = "root" if node.id == tree.root.id else (
-                f"leaf {node.index}" if node.is_leaf else f"L{node.level}·{node.index}")
-    except (GistError, TypeError):  # the tree was rebuilt or removed: the walk is still told
-        for v in walk.trajectory:
-            levels[v.node] = v.level
-            labels[v.node] = f"node {v.node}"
+    except (GistError, TypeError):  # the tree was rebuilt or removed: the walk is still told, step by step
+        tree = None
+    label = (lambda n: node_label(tree, n)) if tree is not None else (lambda n: f"node {n}")
     items = "".join(
-        f'<li class="{"revert" if v.move == "revert" else ""}"><b>{esc(labels.get(v.node, v.node))}</b>'
+        f'<li class="{"revert" if v.move == "revert" else ""}"><b>{esc(label(v.node))}</b>'
         f' ({esc(v.kind)}) → {esc(v.move)}'
-        + (f' to {esc(labels.get(v.to, v.to))}' if v.to is not None else "")
+        + (f' to {esc(label(v.to))}' if v.to is not None else "")
         + f' · {esc(_by(v.outcome, result.run.engine_label))}'
         + (f'<br><span class="meta">{esc(v.reasoning)}</span>' if v.reasoning else "") + "</li>"
         for v in walk.trajectory)
     outcome = "answered" if walk.answered else "no answer"
+    drawing = (f'{walk_svg(tree, walk.trajectory)}{legend_html()}' if tree is not None else
+               "<p>The tree this walk was made on is no longer stored; its steps are below.</p>")
     return (f'<h4>MemWalker: the path walked</h4><p>{len(walk.trajectory)} steps · {walk.reverts} reverts · '
             f'{outcome} · {100 * walk.share_read:.0f}% of the text read</p>'
-            f'{walk_svg(walk.trajectory, labels, levels)}<ol class="walk">{items}</ol>')
+            f'{drawing}<ol class="walk">{items}</ol>')
 
 
 def _notes(store: Store, result: AskResult) -> str:

@@ -8,12 +8,13 @@ from components.entry import through_app
 from components.ask_view import render_comparison
 from components.state import (choose_memory, current_engine, document_token, engine_settings, get_store,
                               require_document)
-from components.ui import error_text, md
+from components.ui import bring_into_view, error_text, md, show_me
 from components.urlstate import ids_from_url, publish
 from core.errors import GistError
 from core.status import DONE
 from core.methods.ask import ask, load_ask
 from core.methods.registry import METHODS
+from core.methods.memwalker.tree import TreeSettings, has_tree
 from core.methods.base import Question
 
 through_app()
@@ -94,6 +95,13 @@ if any(METHODS[m].needs_memory for m in methods):
         st.warning("These methods read a gist memory, and this document has none yet. "
                    "Build one on the **Read** page, or choose Full text.")
 
+def tree_settings(values: dict | None) -> TreeSettings:
+    values = values or {}
+    defaults = TreeSettings()
+    return TreeSettings(values.get("segment_tokens") or defaults.segment_tokens,
+                        values.get("max_children") or defaults.max_children)
+
+
 text = (st.session_state.get("ask_text") or "").strip()
 options = tuple(o.strip() for o in (st.session_state.get("ask_options") or "").splitlines() if o.strip())
 ready = bool(text and methods and (memory is not None or not any(METHODS[m].needs_memory for m in methods)))
@@ -105,15 +113,26 @@ if st.button("Run", type="primary", disabled=not ready, key="ask_run"):
     except GistError as exc:
         st.error(error_text(exc))
         st.stop()
-    for name in methods:
-        with st.spinner(f"{METHODS[name].label}…"):
+    st.html('<div id="ask-running"></div>')
+    bring_into_view("ask-running")  # the progress is where the eye is, however long the form above it
+    with st.status(f"Asking {len(methods)} method{'s' if len(methods) > 1 else ''}…", expanded=True) as status:
+        for name in methods:
+            label = METHODS[name].label
+            if name == "memwalker" and not has_tree(store, document, engine, tree_settings(params.get(name))):
+                status.write(f"{label}: this document has no memory tree for these settings yet, so MemWalker "
+                             "builds one first (a summary of each segment, then of each level up to the root). "
+                             "It is kept: the next question reuses it.")
+            status.write(f"{label}…")
             try:
                 result = ask(store, engine, document.id, question, method=name, params=params.get(name),
                              memory_id=memory.id if METHODS[name].needs_memory else None, group=group)
             except GistError as exc:
-                st.error(f"{METHODS[name].label}: {error_text(exc, labels.get(name))}")
+                st.error(f"{label}: {error_text(exc, labels.get(name))}")
                 continue
-        runs.append(result.run.id)
+            runs.append(result.run.id)
+        status.update(label=f"Answered by {len(runs)} of {len(methods)} method{'s' if len(methods) > 1 else ''}",
+                      state="complete" if len(runs) == len(methods) else "error", expanded=False)
+    show_me("ask-answers")
     st.session_state.ask_runs = {"runs": runs, "doc": document_token()}
 elif not text:
     st.caption("Type a question (or pick one) to run.")

@@ -10,7 +10,7 @@ from components.entry import through_app
 from components import charts
 from components.state import choose_evaluation, current_engine, engine_settings, get_store, open_evaluation
 from components.inspect_view import eval_rows
-from components.ui import error_text, md
+from components.ui import error_text, md, show_me
 from core.eval.datasets import BUNDLED, KINDS, load_dataset
 from core.errors import GistError
 from core.eval.report import (compare, eval_settings, memory_table, method_setting, results_csv, say_duration, spread,
@@ -79,6 +79,7 @@ with st.expander("New evaluation", expanded=not store.list_runs(kind="eval", lim
             request = EvalRequest(docs, methods, kind, name, int(runs), int(concurrency), params=params,
                                   limit_questions=limit_questions or None)
             st.session_state.ev_job = start_eval(store, current_engine(store), request).id
+            show_me("ev-progress")  # the progress below the form, in view
         except GistError as exc:
             st.error(error_text(exc))
 
@@ -129,6 +130,7 @@ if "resume" in st.query_params:  # from Runs: resume this evaluation here, where
 
 job = get_job(st.session_state.ev_job)
 if job is not None and job.status == RUNNING:
+    st.html('<div id="ev-progress"></div>')
     if st.button("Stop", key="ev_stop"):
         job.stop()
         job.wait(30)
@@ -160,25 +162,46 @@ if offline:
 free = any("rouge1" in r for r in summary)
 setting = eval_settings(run)
 score, score_label = charts.score_of(summary)
+
+
+def problems(r: dict) -> str:
+    """What went wrong for a method, in words (the paper's table has no room for a column each)."""
+    counts = (("unparseable", r["unparseable"]), ("no answer", r["no_answer"]),
+              ("fallback breaks", r.get("fallback_breaks")), ("fallback gists", r.get("fallback_gists")),
+              ("errors", r["errors"]))
+    return " · ".join(f"{n} {what}" for what, n in counts if n) or "none"
+
+
+def number(value, digits: int = 1) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
 table = pd.DataFrame([{
     "method": r["method_label"], "setting": setting.get(r["method"], method_setting(r["method"])) or "—",
-    "n": r["n"], "runs": r["runs"], "CR %": r["compression_rate"], "#LU": r["lookups"],
-    **({"LR-1": r.get("lr1"), "LR-2": r.get("lr2"), "R-1": r.get("rouge1"), "R-2": r.get("rouge2"),
-        "R-L": r.get("rougeL"), f"± std ({score_label})": spread(r.get(f"{score}_std"), r["runs"])} if free
-       else {"accuracy %": r.get("accuracy"), "± std": spread(r.get("accuracy_std"), r["runs"])}),
+    "n": r["n"], "runs": r["runs"], "CR % (#LU)": f"{number(r['compression_rate'])} ({number(r['lookups'], 2)})",
+    **({"LR-1 / LR-2": f"{number(r.get('lr1'))} / {number(r.get('lr2'))}",
+        "R-1 / R-2 / R-L": " / ".join(number(r.get(k)) for k in ("rouge1", "rouge2", "rougeL")),
+        f"± std ({score_label})": spread(r.get(f"{score}_std"), r["runs"])} if free
+       else {"accuracy %": number(r.get("accuracy")), "± std": spread(r.get("accuracy_std"), r["runs"])}),
     "resp. words": r["response_words"],
     "words consumed": "n/a (offline)" if r["offline"] else f"{r['words_consumed']:,}",
-    "unparseable": r["unparseable"], "no answer": r["no_answer"],
-    "fallback breaks": "—" if r.get("fallback_breaks") is None else str(r["fallback_breaks"]),
-    "fallback gists": "—" if r.get("fallback_gists") is None else str(r["fallback_gists"]),
-    "errors": r["errors"],
+    "problems": problems(r),
 } for r in summary])
-st.dataframe(table, hide_index=True, width="stretch", key="ev_table")
+st.dataframe(table, hide_index=True, width="stretch", key="ev_table", column_config={
+    "method": st.column_config.TextColumn(width=105), "setting": st.column_config.TextColumn(width=100),
+    "n": st.column_config.NumberColumn(width=45), "runs": st.column_config.NumberColumn(width=45),
+    "CR % (#LU)": st.column_config.TextColumn(width=95), "accuracy %": st.column_config.TextColumn(width=80),
+    "LR-1 / LR-2": st.column_config.TextColumn(width=95), "R-1 / R-2 / R-L": st.column_config.TextColumn(width=120),
+    "resp. words": st.column_config.NumberColumn(width=80), "words consumed": st.column_config.TextColumn(width=110),
+    "problems": st.column_config.TextColumn(width="medium", help="Unparseable answers, MemWalker searches with no "
+                                            "answer, fallback pause points and gists in the memories read, errors"),
+})
 st.caption("Settings are the evaluation's own, else the method's defaults (k: pages retrieved; N: words of text; "
            "max pages: the most pages looked up). ± std is the spread across runs: \"—\" with one run. "
-           "Unparseable: no option could be read from the answer; no answer: MemWalker's search ended without one "
-           "(counted there only). Fallback breaks and gists: in the gist memories the method read, pause points and "
-           "gists made by a fallback because the model's replies were unusable (\"—\": no gist memory read).")
+           "CR (#LU) is the compression rate and the mean look-ups, as the paper writes them. Problems: unparseable "
+           "(no option could be read from the answer), no answer (MemWalker's search ended without one), fallback "
+           "breaks and gists (in the gist memories the method read, pause points and gists made by a fallback because "
+           "the model's replies were unusable), errors.")
 memories = memory_table(store, eval_id)
 if memories:
     titles = {d.id: d.title for d in store.list_documents()}

@@ -67,9 +67,8 @@ if not shown:
 ids = [r.id for r in shown]
 position = view.current_position(ids)
 case = shown[position]
-view.position_badge(position, len(shown))
 
-table, current = st.columns([1, 1], gap="medium")
+table, current = st.columns([6, 5], gap="medium")
 
 # --- the case table: the page holding the open case ---------------------------------------------
 with table:
@@ -85,6 +84,7 @@ with table:
 
 # --- the open case, and labelling it ---------------------------------------------------------------
 with current:
+    st.html(f'<div id="{view.CASE}"></div>')
     st.markdown(f"**Case {position + 1} of {len(shown)}** · {md(METHODS[case.method].label)} · "
                 f"{md(titles.get(case.doc_id, case.doc_id))} · run {case.run_index + 1} · "
                 f"{md(failure_kind(case))}")
@@ -124,8 +124,12 @@ with current:
         s2.caption("Unsaved change: it stays with this case while you move around. **S** saves it.")
     elif mine:
         s2.caption(f"Your saved label: {md(mine.category)}.")
+    view.position_badge(position, len(shown), view.label_state(case.id, annotator, mine))
     if saved := view.take_note("in_saved"):
         st.success(saved)
+        st.toast(saved, icon=":material/check:")  # in sight, wherever the page is scrolled
+    if chosen := view.take_note("in_chosen"):
+        st.toast(chosen)
     if problem := view.take_note("in_problem"):
         st.error(problem)
     for label in labels:
@@ -158,7 +162,7 @@ for col, r in zip(columns, shown_runs):
             st.warning(error_text(exc))
             continue
         n_pages = store.page_count(result.memory.id) if result.memory else None
-        render_ask_result(store, result, n_pages=n_pages, gold=gold, key=f"in{r.id}")
+        render_ask_result(store, result, n_pages=n_pages, gold=gold, key=f"in{r.id}", narrow=len(shown_runs) > 1)
 
 # --- which pages were re-read, across the document's questions ------------------------------------
 heatmap = charts.pages_reread(view.same_document_results(rows, case), METHODS[case.method].label,

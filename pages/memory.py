@@ -5,7 +5,7 @@ import streamlit as st
 from components.entry import through_app
 from components.pages_view import marked, page_navigator
 from components.state import choose_memory, get_store, require_document
-from components.ui import md, model_name, who, written_by
+from components.ui import md, model_name, short_who
 from core.methods.readagent.export import memory_json, memory_markdown
 from core.methods.readagent.memory import with_pages
 from core.methods.base import compression_rate
@@ -39,16 +39,16 @@ by = model_name(memory.engine_label)
 table = pd.DataFrame([{
     "page": p.index, "gist": p.gist, "words": p.words, "gist words": p.gist_words,
     "compression %": round(compression_rate(p.gist_words, p.words), 1),
-    "gist by": written_by(p.gist_by, by), "pause point": who(p.break_by, by), "reason": p.break_reason,
+    "gist by": short_who(p.gist_by, by), "pause point by": short_who(p.break_by, by), "reason": p.break_reason,
 } for p in memory.pages])
 st.dataframe(table, hide_index=True, width="stretch", key="mem_pages_table", column_config={
     "page": st.column_config.NumberColumn("page", width=50),
-    "gist": st.column_config.TextColumn("gist", width="large"),
+    "gist": st.column_config.TextColumn("gist", width=330),  # every column fits at 1280 px
     "words": st.column_config.NumberColumn("words", width=60),
     "gist words": st.column_config.NumberColumn("gist words", width=70),
     "compression %": st.column_config.NumberColumn("compression %", width=90),
-    "gist by": st.column_config.TextColumn("gist by", width="small"),
-    "pause point": st.column_config.TextColumn("pause point", width="small"),
+    "gist by": st.column_config.TextColumn("gist by", width=110),
+    "pause point by": st.column_config.TextColumn("pause point by", width=110),
     "reason": st.column_config.TextColumn("reason", width="small",
                                           help="Why the pause point was put there, as its chooser said"),
 })

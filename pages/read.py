@@ -46,7 +46,9 @@ st.caption("Read a long text the way ReadAgent does: split it into pages at natu
            "write a short gist of each page, then look pages up again to answer questions.")
 
 
-def start(document, settings: BuildSettings) -> None:
+def start(document, settings: BuildSettings, wait: float = 0.0) -> None:
+    """Start building (a callback of the Build button, or an upload's own run). ``wait``: how long
+    to wait for the first pause point, so that it is drawn with this run rather than the next tick."""
     init_state()  # a callback: a settings widget left off the last run has taken its key with it
     try:
         engine = current_engine(store)
@@ -56,7 +58,8 @@ def start(document, settings: BuildSettings) -> None:
     job = start_build(store, document, engine, settings, concurrency=st.session_state.read_concurrency)
     st.session_state.read_job = {"job": job.id, "doc": document_token()}
     set_memory(None)
-    job.progress.wait_first_page(job, 2.0)  # so the first pause point is on screen with this run, not the next tick
+    if wait:
+        job.progress.wait_first_page(job, wait)
 
 
 def settings_for(document) -> BuildSettings:
@@ -70,7 +73,7 @@ def settings_for(document) -> BuildSettings:
 def auto_build(document) -> None:
     """The offline engine costs nothing, so a new document starts building at once."""
     if engine_settings().kind == "offline":
-        start(document, settings_for(document))
+        start(document, settings_for(document), wait=0.5)
 
 
 def open_upload(upload, *, rerun: bool = True, **read_as) -> None:
@@ -95,7 +98,8 @@ with upload_tab:
                               key="read_upload")
     if upload is not None and st.session_state.read_uploaded != upload.file_id:
         st.session_state.read_uploaded = upload.file_id
-        open_upload(upload, rerun=False)
+        with st.spinner(f"Reading {upload.name}…"):  # in view at once, where the file was dropped
+            open_upload(upload, rerun=False)
     if upload is not None and (current := current_document(store)) is not None and \
             current.meta.get("encoding") and current.source == upload.name:
         # No byte-order mark and not UTF-8: say which encoding was used, and let the reader choose another.
@@ -180,7 +184,10 @@ job = get_job(held["job"]) if held and held["doc"] == document_token() else None
 if job is not None and (job.kind != "build" or job.progress.document.id != document.id):
     job = None
 running = job is not None and job.status == RUNNING
-if job is not None and job.finished and not held.get("followed"):
+# A fast build (the offline engine reads Pride and Prejudice in well under a second) is still shown page by
+# page, as it would be read: pages are revealed a few a tick until every page the build decided is on screen.
+revealing = job is not None and job.status == DONE and held.get("shown", 0) < len(job.progress.pages())
+if job is not None and job.finished and not revealing and not held.get("followed"):
     # Once, when a build ends: choose what it made (the memory, or what a stopped build kept) and
     # rerun, so everything drawn above it (the Library's counts) is drawn again with it.
     held["followed"] = True
@@ -212,23 +219,38 @@ st.caption(f"Engine: {md(engine_settings().label)} · preset {settings.preset.na
            f"({settings.preset.min_words}–{settings.preset.max_words} words)")
 
 
-@st.fragment(run_every=0.5)
+REVEAL_TICK_S = 0.3  # how often the pages being read are drawn again
+REVEAL_TICKS = 12  # a build that is already done is shown within this many ticks (about 3.6 s), however long
+
+
+@st.fragment(run_every=REVEAL_TICK_S)
 def live_build(job_id: int) -> None:
-    """Pause points and gists as they arrive; reruns the page when the build ends."""
+    """Pause points and gists as they are decided, a few pages a tick however fast the engine is (the
+    newest pages, each page's opening); reruns the page when every page is on screen and the build ended."""
     job = get_job(job_id)
     progress = job.progress
-    pages, total = progress.pages(), max(1, progress.document.words)
-    st.progress(min(1.0, progress.words_done / total),
-                text=f"{len(pages)} pages found · {progress.pages_gisted} gisted · "
-                     f"{progress.words_done:,} of {progress.document.words:,} words · {job.seconds:.1f} s")
+    found = progress.pages()
+    held = st.session_state.read_job
+    expected = max(len(found), round(progress.document.words / ((settings.preset.min_words + settings.preset.max_words) / 2)))
+    step = len(found) if job.status not in (RUNNING, DONE) else max(1, -(-expected // REVEAL_TICKS))
+    shown = min(len(found), held.get("shown", 0) + step)
+    held["shown"] = shown
+    pages = found[:shown]
+    words, total = sum(p.words for p in pages), max(1, progress.document.words)
+    gisted = sum(1 for p in pages if p.gist)
+    st.progress(min(1.0, words / total),
+                text=f"{len(pages)} pages found · {gisted} gisted · {words:,} of {progress.document.words:,} words · "
+                     f"{job.seconds:.1f} s")
+    if not pages:
+        st.caption("Reading the start of the text to choose the first pause point…")
     render_pages(pages, key="read_live_pages", by=model_name(progress.engine_label), follow=True)
-    if job.finished:
+    if job.finished and shown >= len(found):
         if job.status == DONE:
             set_memory(job.result.memory_id)
         st.rerun()
 
 
-if running:
+if running or revealing:
     legend()
     live_build(job.id)
     st.stop()

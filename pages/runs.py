@@ -8,7 +8,7 @@ from components.pages_view import render_pages
 from components.state import current_engine, get_store, open_document, open_evaluation
 from components.timeline_view import render_build_timeline
 from components.trace_view import render_step_table
-from components.ui import error_text, md, model_name
+from components.ui import error_text, md, model_name, show_me
 from core.errors import GistError
 from core.jobs import start_job
 from core.resume import RESUMABLE, check_resumable, resume_run
@@ -59,6 +59,23 @@ def seconds_of(r: RunListing | Run) -> str:
     return RUNNING if r.status == RUNNING else f"{r.seconds:.1f}" if r.seconds is not None else ""
 
 
+def build_settings_text(params: dict) -> str:
+    """A build's settings as a reader says them, not as they are stored."""
+    if params.get("fit_tokens"):
+        return (f"fitted to a {params['fit_tokens']:,}-token window from gist memory {params.get('from_memory')} "
+                "(pages merged, App. I; gists gisted again, App. G.3)")
+    parts = [f"preset {params.get('preset', '?')} ({params.get('min_words', '?')}–{params.get('max_words', '?')} words "
+             "a page)",
+             "chapter headings end pages" if params.get("hard_breaks", True) else "pages may cross chapter headings"]
+    if params.get("conditional"):
+        parts.append(f"gists written knowing the question “{params['conditional']}” (App. G.1)")
+    if (params.get("concurrency") or 0) > 1:
+        parts.append(f"up to {params['concurrency']} model calls at once")
+    if params.get("resumed"):
+        parts.append("resumed")
+    return " · ".join(parts)
+
+
 def describe(r: RunListing) -> str:
     question = r.question.strip()
     parts = [f"#{r.id}", what_of(r), methods_of(r), r.title or r.doc_id or "",
@@ -71,14 +88,21 @@ st.caption(f"{total:,} run{'' if total == 1 else 's'}, newest first" + (f" · pa
            + " · a question asked with several methods is one comparison · an evaluation's question runs are "
              "listed under it")
 st.dataframe(pd.DataFrame([{
-    "run": r.id, "kind": what_of(r), "question runs": str(r.results) if r.kind == "eval" else "",
-    "document": r.title or r.doc_id or "", "method": methods_of(r), "engine": r.engine_label,
-    "question": r.question, "status": r.status, "started": r.started_at, "seconds": seconds_of(r),
-} for r in runs]), hide_index=True, width="stretch", height=min(240, 35 * (len(runs) + 1) + 3), key="runs_table")
+    "run": r.id, "kind": what_of(r) + (f" · {r.results} question runs" if r.kind == "eval" else ""),
+    "document": r.title or r.doc_id or "", "method": methods_of(r), "engine": model_name(r.engine_label),
+    "question": r.question, "status": r.status + (f" · {seconds_of(r)} s" if seconds_of(r) not in ("", RUNNING) else ""),
+    "started": (r.started_at or "")[:16].replace("T", " "),
+} for r in runs]), hide_index=True, width="stretch", height=min(240, 35 * (len(runs) + 1) + 3), key="runs_table",
+    column_config={"run": st.column_config.NumberColumn(width=50), "kind": st.column_config.TextColumn(width=125),
+                   "document": st.column_config.TextColumn(width=110), "method": st.column_config.TextColumn(width=105),
+                   "engine": st.column_config.TextColumn(width=115), "question": st.column_config.TextColumn(width=180),
+                   "status": st.column_config.TextColumn(width=105),
+                   "started": st.column_config.TextColumn("started (UTC)", width=120)})
 
 ids = [r.id for r in runs]
 by_id = {r.id: r for r in runs}
-run_id = st.selectbox("Open run", ids, format_func=lambda i: describe(by_id[i]), key="runs_open")
+run_id = st.selectbox("Open run", ids, format_func=lambda i: describe(by_id[i]), key="runs_open",
+                      on_change=show_me, args=("run-view",))  # the run opened is brought into view
 if by_id[run_id].kind == "eval" and by_id[run_id].results:
     grouped = store.count_eval_question_runs(run_id)
     with st.expander(f"The {grouped:,} question runs of evaluation #{run_id} (select one to open it)"):
@@ -94,6 +118,7 @@ if by_id[run_id].kind == "eval" and by_id[run_id].results:
         if picked.selection.rows:
             run_id = question_runs[picked.selection.rows[0]].id
 run = store.get_run(run_id)
+st.html('<div id="run-view"></div>')
 if run.kind in RESUMABLE and run.status in (STOPPED, INTERRUPTED, FAILED):
     st.warning(f"This {run.kind} is {run.status}: what it made is kept. Resume it to finish; replies already "
                "logged are reused, so no model call is repeated.")
@@ -172,7 +197,7 @@ c1.metric("Status", run.status)
 c2.metric("Pages", res.get("pages", "—"))
 c3.metric("Model calls", res.get("llm_calls", 0), help=f"{res.get('cached_calls', 0)} replayed from the cache")
 c4.metric("Seconds", seconds_of(run) or "—")
-st.caption(f"Engine: {md(run.engine_label)} · settings: {md(run.params)}")
+st.caption(f"Engine: {md(run.engine_label)} · {md(build_settings_text(run.params))}")
 if run.error:
     st.warning(md(run.error))
 st.markdown("**Timeline**")

@@ -3,8 +3,8 @@ import streamlit as st
 
 from components.entry import through_app
 from components.state import chosen_memory, current_engine, engine_settings, get_store, require_document
-from components.tree_view import node_label
 from components.walk_view import render_tree, render_walk_steps
+from core.methods.memwalker.drawing import node_label
 from components.ui import error_text, md
 from components.urlstate import ids_from_url, publish
 from core.errors import GistError

@@ -288,8 +288,7 @@ def test_evaluate_chooses_each_methods_setting_and_counts_fallbacks_per_memory(a
         app.run()
     table = app.dataframe[0].value
     assert list(table["setting"]) == ["k = 2", "first 500 words"]
-    assert list(table["no answer"]) == [0, 0] and list(table["unparseable"]) == [0, 0]
-    assert list(table["fallback breaks"]) == ["0", "—"] and list(table["fallback gists"]) == ["0", "—"]
+    assert list(table["problems"]) == ["none", "none"]  # no unparseable, no-answer, fallback or error
     memories = next(d.value for d in app.dataframe if "read by" in d.value.columns)
     assert list(memories["read by"]) == ["BM25 top-k"] and list(memories["fallback breaks"]) == [0]
     assert list(memories["pages"])[0] > 1 and not app.exception
@@ -453,7 +452,7 @@ def test_inspect_labels_from_the_key_buttons_keeps_drafts_and_measures_agreement
         if key == "in_save":
             order.append(app.session_state["in_case"])
         app.button(key=key).click().run()
-    assert "Saved: pagination." in app.success[0].value and case_line(app).startswith("**Case 4 of 8**")
+    assert "Saved as “pagination”." in app.success[0].value and case_line(app).startswith("**Case 4 of 8**")
     assert [(lb.result_id, lb.category, lb.note) for lb in store.labels(eval_id)] == sorted(
         zip(order, ["gist lost the detail", "wrong look-up", "pagination"], ["the date is gone", "", ""]))
 

@@ -3,8 +3,8 @@ from components.ask_view import context_html, page_strip_html
 from components.pages_view import pages_html
 from dataclasses import asdict, replace
 
-from components.tree_view import (ANSWERED, REVERT, depth_of, graph_elements, tree_chart, tree_graph_html,
-                                  tree_sunburst, visible_nodes)
+from components.tree_view import ANSWERED, REVERT, graph_elements, tree_chart, tree_graph_html, tree_sunburst
+from core.methods.memwalker.drawing import depth_of, visible_nodes
 from components.ui import REREAD
 from core.text.documents import parse_text
 from core.methods.memwalker.tree import MemoryTree, TreeNode

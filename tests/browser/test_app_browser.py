@@ -20,7 +20,7 @@ def goto(page: Page, server, path: str = "") -> None:
 
 
 def nav(page: Page, title: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True).click()
+    page.locator(".st-key-gme_nav").get_by_text(title, exact=True).click()
     expect(page.get_by_role("heading", name=title, exact=True).first).to_be_visible(timeout=20_000)
 
 
@@ -73,7 +73,7 @@ def test_off_course_sample_shows_the_papers_memory_and_answers_the_papers_questi
     expect(reread.first).to_be_visible()
     assert 1 <= reread.count() <= 5
     assert page.locator(".gme-strip").first.locator(".gme-cell").count() == 8  # ours; the paper's strip follows
-    assert page.locator(".gme-cell.paper").count() == 2  # the paper's ReadAgent re-read pages 5 and 6
+    expect(page.locator(".gme-cell.paper")).to_have_count(2)  # the paper's ReadAgent re-read pages 5 and 6
     expect(page.get_by_text("In the paper, ReadAgent with PaLM 2-L re-read pages 5, 6")).to_be_visible()
     page.get_by_text("Context sent to the model for the answer").click()
     expect(page.locator(".gme-ctx.raw").first).to_be_visible()
@@ -191,6 +191,12 @@ def test_a_hostile_document_renders_as_text(page, app_server, shot, tmp_path):
     shot(page, "09_read_hostile_document_escaped")
     nav(page, "Memory tree")
     page.get_by_role("button", name="Build or open tree").click()
+    drawing = page.locator('svg[aria-label="MemWalker memory tree and walk"]')
+    expect(drawing).to_be_visible(timeout=30_000)
+    assert drawing.locator("script").count() == 0 and drawing.locator("img").count() == 0
+    assert any("<script>" in t for t in drawing.locator("title").all_text_contents())  # the summary, as text
+    drawing.locator("g").first.hover()
+    page.get_by_test_id("stButtonGroup").get_by_text("Explore").click()
     expect(page.frame_locator("iframe").first.locator("canvas").first).to_be_visible(timeout=30_000)
     page.frame_locator("iframe").first.locator("canvas").first.hover()
     page.wait_for_timeout(800)
@@ -223,8 +229,7 @@ def test_memory_tree_and_a_memwalker_walk_beside_readagent(page, app_server, sho
     nav(page, "Memory tree")
     page.get_by_role("button", name="Build or open tree").click()
     expect(page.get_by_text(re.compile(r"Levels \(leaves first\)"))).to_be_visible(timeout=30_000)
-    graph = page.frame_locator("iframe").first
-    expect(graph.locator("canvas").first).to_be_visible(timeout=20_000)
+    expect(page.locator('svg[aria-label="MemWalker memory tree and walk"]')).to_be_visible(timeout=20_000)
     shot(page, "10_memory_tree")
     page.get_by_test_id("stButtonGroup").get_by_text("Sunburst", exact=True).click()
     expect(page.locator(".js-plotly-plot .sunburstlayer").first).to_be_visible(timeout=20_000)
@@ -239,7 +244,7 @@ def test_memory_tree_and_a_memwalker_walk_beside_readagent(page, app_server, sho
     page.get_by_role("tab", name=re.compile("^MemWalker")).click()  # then a tab a method
     expect(page.get_by_text(re.compile(r"Path walked"))).to_be_visible(timeout=60_000)
     expect(page.get_by_role("heading", name="MemWalker")).to_be_visible()
-    expect(page.frame_locator("iframe").first.locator("canvas").first).to_be_visible(timeout=20_000)
+    expect(page.locator('svg[aria-label="MemWalker memory tree and walk"]').last).to_be_visible(timeout=20_000)
     shot(page, "11_ask_readagent_and_memwalker_side_by_side")
 
     nav(page, "Memory tree")
@@ -266,7 +271,7 @@ def test_evaluate_then_label_a_failure_that_survives_a_reload_and_is_exported(pa
     pick(page, "Failure category", "gist lost the detail")
     page.get_by_label("Note").fill("the gist drops <b>the date</b>")
     page.get_by_role("button", name="Save label").click()
-    expect(page.get_by_text("Saved: gist lost the detail.")).to_be_visible(timeout=20_000)
+    expect(page.get_by_text("Saved as “gist lost the detail”.").first).to_be_visible(timeout=20_000)
     shot(page, "13_inspect_labelled_case")
 
     page.reload()

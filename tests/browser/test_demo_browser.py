@@ -11,7 +11,7 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import Page, expect
 
-from components.tree_view import node_label
+from core.methods.memwalker.drawing import node_label
 from core.methods.ask import load_ask
 from core.methods.memwalker.tree import load_tree
 from core.store import open_db
@@ -41,7 +41,7 @@ def open_url(page: Page, server, path: str) -> None:
     """Open a link, on a server just started too (the module's first test): the page opens inside
     the app's navigation, with its settings and page names, not as a lone script."""
     page.goto(f"{server.url}/{path}")
-    expect(page.get_by_test_id("stSidebarNav")).to_contain_text("Memory tree", timeout=60_000)
+    expect(page.locator(".st-key-gme_nav")).to_contain_text("Memory tree", timeout=60_000)
     idle(page)
 
 
@@ -67,17 +67,37 @@ def newest_walk(server):
     return result, load_tree(store, result.details.tree.tree_id)
 
 
+def walk_drawing(page: Page) -> dict:
+    """What the walk's drawing shows: each box's texts, every label with its rendered font size, and
+    the drawing's width."""
+    svg = page.locator('svg[aria-label="MemWalker memory tree and walk"]').first
+    expect(svg).to_be_visible(timeout=30_000)
+    return svg.evaluate("""svg => ({
+      boxes: [...svg.querySelectorAll('g')].map(g => [...g.querySelectorAll('text')].map(t => t.textContent)),
+      labels: [...svg.querySelectorAll('text')].map(t => [t.textContent, parseFloat(getComputedStyle(t).fontSize),
+                                                         t.getBoundingClientRect().height]),
+      width: svg.getBoundingClientRect().width})""")
+
+
 def assert_walk_drawn(page: Page, server) -> None:
+    """Every step at its node, numbered; every revert labelled; the answering leaf marked; the rest
+    of the tree folded into "+N" boxes; and every label at least 12 px as drawn."""
     result, tree = newest_walk(server)
     visits = result.details.trajectory
-    drawn = graph_nodes(page)
-    for n, visit in enumerate(visits, 1):  # every step, at its node, numbered
-        label = drawn.get(str(visit.node))
-        assert label is not None and label.startswith(node_label(tree, visit.node)), (n, visit, label)
-        assert f"#{n}" in label or f",{n}" in label, (n, label)
+    drawn = walk_drawing(page)
+    boxes = {texts[0]: texts[1:] for texts in drawn["boxes"] if texts}
+    for n, visit in enumerate(visits, 1):
+        steps = boxes.get(node_label(tree, visit.node))
+        assert steps is not None and any(f"#{n}" in s or f",{n}" in s for s in steps), (n, visit, steps)
+    texts = [t for t, _, _ in drawn["labels"]]
+    for n, visit in enumerate(visits, 1):
+        if visit.move == "revert":
+            assert f"revert #{n}" in texts
     if result.details.answered:
-        assert "✓ answer" in drawn[str(visits[-1].node)]
-    assert len(tree.nodes) > 100 and len(drawn) < len(tree.nodes)  # the rest collapsed, not drawn
+        assert "✓ answered here" in texts
+    assert len(tree.nodes) > 100 and len(boxes) < len(tree.nodes) and any(t.startswith("+") for t in texts)
+    small = [(t, size, height) for t, size, height in drawn["labels"] if size < 12 or height < 12]
+    assert not small, small
 
 
 def test_frankenstein_walk_node_for_node_on_ask_and_memory_tree(page, demo, shot):
@@ -97,6 +117,8 @@ def test_frankenstein_walk_node_for_node_on_ask_and_memory_tree(page, demo, shot
     assert "Offline engine (no LLM) · 1000 tokens a segment · ≤8 children" in picker, picker
     assert_walk_drawn(page, demo)
     shot(page, "41_memory_tree_frankenstein_walk_graph")
+    page.get_by_test_id("stButtonGroup").get_by_text("Explore").click()  # the whole tree, to drag and zoom
+    idle(page)
     slider = page.get_by_test_id("stSlider").filter(has_text="Levels below the root")
     slider.get_by_role("slider").focus()
     page.keyboard.press("End")  # the slider's maximum: every node, leaves included
@@ -133,6 +155,8 @@ def test_a_reload_keeps_the_document_question_and_answers(page, demo, shot):
     rows = table.locator("tr").all_inner_texts()
     assert len(rows) == 3
     assert "runs=" in page.url and "doc=" in page.url
+    page.get_by_test_id("stTab").nth(1).click()  # GistMem's tab: the one open after the reload too
+    idle(page)
     page.reload()
     expect(page.get_by_test_id("stSidebar")).to_be_visible(timeout=30_000)
     idle(page)
@@ -140,6 +164,7 @@ def test_a_reload_keeps_the_document_question_and_answers(page, demo, shot):
     expect(page.get_by_label("Question")).to_have_value("What was Dameri’s purpose in landing on earth?")
     expect(page.locator(".gme-compare")).to_be_visible(timeout=30_000)
     assert page.locator(".gme-compare tr").all_inner_texts() == rows
+    expect(page.get_by_test_id("stTab").nth(1)).to_have_attribute("aria-selected", "true")
     shot(page, "44_ask_after_reload")
 
 

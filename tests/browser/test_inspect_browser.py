@@ -36,7 +36,7 @@ def idle(page: Page) -> None:
 def open_inspect(page: Page, server) -> None:
     page.goto(server.url)
     expect(page.get_by_test_id("stSidebar")).to_be_visible(timeout=30_000)
-    page.get_by_test_id("stSidebarNav").get_by_text("Inspect", exact=True).click()
+    page.locator(".st-key-gme_nav").get_by_text("Inspect", exact=True).click()
     expect(page.get_by_role("heading", name="Inspect", exact=True)).to_be_visible(timeout=20_000)
 
 
@@ -71,7 +71,7 @@ def label_with_keys(page: Page, position: int, key: str, category: str) -> None:
             idle(page)
     expect(category_box(page)).to_have_value(category, timeout=20_000)
     page.keyboard.press("s")
-    expect(page.get_by_text(f"Saved: {category}.")).to_be_visible(timeout=20_000)
+    expect(page.get_by_text(f"Saved as “{category}”.").first).to_be_visible(timeout=20_000)
     case_is(page, position + 1)
     idle(page)
 
@@ -90,9 +90,17 @@ def test_two_annotators_label_from_the_keyboard_and_their_agreement_is_measured(
                                     (3, "1", "pagination")):
         label_with_keys(page, position, key, category)
 
-    # an unsaved choice survives moving away and back (arrow keys)
+    # an unsaved choice survives moving away and back (arrow keys); at 1280x800 a key changes what is
+    # in sight (the corner badge and a toast), though the category buttons are below the fold
+    page.set_viewport_size({"width": 1280, "height": 800})
     page.keyboard.press("4")
     expect(category_box(page)).to_have_value("reasoning", timeout=20_000)
+    badge = page.locator(".gme-position")
+    expect(badge).to_have_text(re.compile(r"case 4 of \d+ · reasoning \(unsaved\)"))
+    expect(badge).to_be_in_viewport()
+    expect(page.get_by_test_id("stToast").filter(has_text="Category: reasoning")).to_be_in_viewport()
+    shot(page, "13b_inspect_key_feedback_1280")
+    page.set_viewport_size({"width": 1280, "height": 2400})
     page.keyboard.press("ArrowLeft")
     case_is(page, 3)
     expect(category_box(page)).to_have_value("pagination", timeout=20_000)
@@ -106,7 +114,7 @@ def test_two_annotators_label_from_the_keyboard_and_their_agreement_is_measured(
         page.keyboard.press("ArrowLeft")
         case_is(page, n)
     expect(page.get_by_text("Your saved label: gist lost the detail.")).to_be_visible(timeout=20_000)
-    expect(page.locator(".gme-position")).to_have_text(re.compile(r"case 1 of \d+"))
+    expect(page.locator(".gme-position")).to_have_text(re.compile(r"case 1 of \d+ · saved: gist lost the detail"))
 
     # a second annotator: agrees twice, disagrees once
     sign(page, "ben")
@@ -165,7 +173,7 @@ def test_runs_group_an_evaluations_question_runs_under_it(page, app_server, eval
     page.set_viewport_size({"width": 1280, "height": 1800})
     page.goto(app_server.url)
     expect(page.get_by_test_id("stSidebar")).to_be_visible(timeout=30_000)
-    page.get_by_test_id("stSidebarNav").get_by_text("Runs", exact=True).click()
+    page.locator(".st-key-gme_nav").get_by_text("Runs", exact=True).click()
     expect(page.get_by_role("heading", name="Runs", exact=True)).to_be_visible(timeout=20_000)
     expect(page.get_by_text(re.compile(r"^\d+ runs, newest first"))).to_be_visible(timeout=20_000)
     store = open_db(app_server.db)

@@ -21,7 +21,9 @@ def test_no_page_requests_anything_off_the_machine(page, app_server, shot):
     open_off_course(page, app_server)
     nav(page, "Memory tree")
     page.get_by_role("button", name="Build or open tree").click()
-    expect(page.locator("iframe").first).to_be_visible(timeout=60_000)  # the graph, drawn by pyvis
+    expect(page.locator('svg[aria-label="MemWalker memory tree and walk"]')).to_be_visible(timeout=60_000)
+    page.get_by_test_id("stButtonGroup").get_by_text("Explore").click()
+    expect(page.frame_locator("iframe").first.locator("canvas").first).to_be_visible(timeout=60_000)  # pyvis
     idle(page)
     shot(page, "20_memory_tree_drawn_offline")
     for title in ("Gist memory", "Ask", "Evaluate", "Inspect", "Runs"):

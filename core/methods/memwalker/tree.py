@@ -260,6 +260,13 @@ def _with_parents(nodes: list[TreeNode]) -> tuple[TreeNode, ...]:
     return tuple(replace(n, parent=parent_of.get(n.id)) for n in nodes)
 
 
+def has_tree(store: Store, document: Document, engine, settings: TreeSettings = TreeSettings(),
+             memory: GistMemory | None = None) -> bool:
+    """Whether ``build_tree`` would reopen a stored tree (no model calls) rather than build one."""
+    settings = fit_settings(settings.check(), engine)
+    return store.find_tree(document.id, settings.key(engine.key, memory.memory_id if memory else None)) is not None
+
+
 def build_tree(store: Store, document: Document, engine, settings: TreeSettings = TreeSettings(), *,
                memory: GistMemory | None = None, concurrency: int = 8,
                progress: Callable[[TreeEvent], None] | None = None, cancel: threading.Event | None = None,

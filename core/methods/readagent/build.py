@@ -323,7 +323,15 @@ def _result(document: Document, memory: GistMemory, engine, settings: BuildSetti
 # --- in the background, for the app --------------------------------------------------------
 
 class BuildProgress:
-    """What a background build has done so far, for a screen to draw while it runs."""
+    """What a background build has done so far, for a screen to draw while it runs.
+
+    After each page or gist it hands the interpreter to the process's other threads for a moment
+    (``YIELD_S``), and for longer after the first page (``FIRST_PAGE_YIELD_S``): a build by the offline
+    engine is pure Python and would otherwise hold it for most of a second at a time, keeping the
+    screen it runs for (the first pause point) from reaching the browser."""
+
+    YIELD_S = 0.002
+    FIRST_PAGE_YIELD_S = 0.25
 
     def __init__(self, document: Document, engine_label: str = "", key: str = ""):
         self.document = document
@@ -339,11 +347,13 @@ class BuildProgress:
 
     def __call__(self, event: BuildEvent) -> None:
         with self._lock:
-            if self.first_page is None:
+            first = self.first_page is None
+            if first:
                 self.first_page = time.perf_counter()
             self._pages[event.page.start] = event.page
             self._gisted, self._words = event.pages_gisted, event.words_paginated
         self._first.set()
+        time.sleep(self.FIRST_PAGE_YIELD_S if first else self.YIELD_S)
 
     def pages(self) -> tuple[Page, ...]:
         """The pages found so far, in text order (those not gisted yet have no gist)."""
